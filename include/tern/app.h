@@ -1,0 +1,86 @@
+/* Application descriptions (seed 002 V-A.3): tasks, priorities, routing
+ * tables, multicast groups and init data, validated before anything runs. */
+#ifndef TERN_APP_H
+#define TERN_APP_H
+
+#include "tern/msg.h"
+#include "tern/types.h"
+
+/* A handler runs to completion for one message. Its return status is
+ * counted (handler errors) but never stops the kernel. */
+typedef tern_status (*tern_handler)(void *state, tern_msg *m);
+
+typedef enum {
+    TERN_ROUTE_NONE = 0, /* output port not wired: posting to it is TERN_ENOROUTE */
+    TERN_ROUTE_TASK,     /* to (task, port) */
+    TERN_ROUTE_GROUP,    /* to every member of multicast group `group` */
+} tern_route_kind;
+
+typedef struct {
+    uint8_t kind; /* tern_route_kind */
+    uint8_t group;
+    tern_task_id task;
+    tern_port port;
+} tern_route;
+
+#define TERN_TO_TASK(t, p) {TERN_ROUTE_TASK, 0, (t), (p)}
+#define TERN_TO_GROUP(g) {TERN_ROUTE_GROUP, (g), TERN_NO_TASK, 0}
+
+typedef struct {
+    tern_task_id task;
+    tern_port port;
+} tern_endpoint;
+
+typedef struct {
+    uint8_t id;
+    uint8_t n_members;
+    const tern_endpoint *members;
+} tern_group_desc;
+
+/* Task flags. */
+#define TERN_TASK_THREAD 0x01 /* hybrid: needs a private stack to block */
+
+typedef struct {
+    const char *name;
+    tern_task_id id;
+    uint8_t priority; /* 0 .. TERN_PRIO_LEVELS-1, higher runs first */
+    tern_handler handler;
+    void *state;
+    uint8_t n_in_ports;  /* application input ports, TERN_PORT_APP(0..n-1) */
+    uint8_t n_out_ports; /* entries in routes[] */
+    const tern_route *routes;
+    const void *init_data; /* delivered with the INIT message */
+    uint16_t init_len;
+    uint8_t flags;
+    uint16_t stack_size; /* private stack for thread tasks; 0 otherwise */
+} tern_task_desc;
+
+typedef struct {
+    const char *name;
+    const tern_task_desc *tasks;
+    uint8_t n_tasks;
+    const tern_group_desc *groups;
+    uint8_t n_groups;
+} tern_app_desc;
+
+/* Why a description was refused: the task (index into tasks[], or -1 when
+ * the fault is not in a task), the field, and a readable sentence. */
+typedef struct {
+    tern_status code;
+    int task_index;
+    const char *field;
+    char text[112];
+} tern_app_error;
+
+/* Check a description without changing any kernel state. */
+tern_status tern_app_validate(const tern_app_desc *app, tern_app_error *err);
+
+/* Validate, instantiate every task, then deliver INIT to each (two-stage
+ * creation: messages that reach a task before its INIT are held). */
+tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err);
+
+/* Deliver FINAL to a task; when it has run, the task's heap blocks are
+ * reported as leaks and reclaimed, its timers cancelled, and it is removed. */
+tern_status tern_task_finalize(tern_task_id id);
+
+#endif

@@ -1,0 +1,39 @@
+/* Build-time limits. Every limit can be overridden with -D from the build. */
+#ifndef TERN_CONFIG_H
+#define TERN_CONFIG_H
+
+#ifndef TERN_MAX_TASKS
+#define TERN_MAX_TASKS 16 /* task ids are 0 .. TERN_MAX_TASKS-1 */
+#endif
+#ifndef TERN_PRIO_LEVELS
+#define TERN_PRIO_LEVELS 8 /* priorities 0 (lowest) .. TERN_PRIO_LEVELS-1 */
+#endif
+#ifndef TERN_MAX_APP_PORTS
+#define TERN_MAX_APP_PORTS 16 /* application input ports per task */
+#endif
+#ifndef TERN_MAX_OUT_PORTS
+#define TERN_MAX_OUT_PORTS 16 /* output ports (routing table entries) per task */
+#endif
+#ifndef TERN_MAX_GROUPS
+#define TERN_MAX_GROUPS 8 /* multicast groups */
+#endif
+#ifndef TERN_MAX_GROUP_MEMBERS
+#define TERN_MAX_GROUP_MEMBERS 8
+#endif
+#ifndef TERN_MAX_INIT_DATA
+#define TERN_MAX_INIT_DATA 64 /* bytes of init data per task */
+#endif
+#ifndef TERN_MSG_POOL
+#define TERN_MSG_POOL 32 /* messages in flight (queued, held or being handled) */
+#endif
+#ifndef TERN_TIMERS_PER_TASK
+#define TERN_TIMERS_PER_TASK 4 /* TIMEOUT0..3 */
+#endif
+#ifndef TERN_HEAP_SIZE
+#define TERN_HEAP_SIZE 4096 /* bytes */
+#endif
+#ifndef TERN_TRACE_EVENTS
+#define TERN_TRACE_EVENTS 64 /* trace ring capacity, a power of two; 0 disables */
+#endif
+
+#endif

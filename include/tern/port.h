@@ -1,0 +1,60 @@
+/* The interface every arch + board pair implements for the kernel. Kept
+ * small on purpose: a port is a counter, a one-shot deadline, interrupt
+ * masking, a way to wait, a console and an exit. */
+#ifndef TERN_PORT_H
+#define TERN_PORT_H
+
+#include "tern/idle.h"
+#include "tern/types.h"
+
+typedef uint32_t tern_irq_state;
+
+/* Disable interrupts, returning the previous state / restore it. */
+tern_irq_state port_irq_save(void);
+void port_irq_restore(tern_irq_state s);
+void port_irq_enable(void);
+
+/* Static facts about the board's clock and sleep states. */
+typedef struct {
+    uint32_t clock_hz;       /* counter ticks per second (virtual time) */
+    uint8_t counter_bits;    /* width of the free-running counter, 16..32 */
+    uint8_t n_sleep_states;
+    const tern_sleep_state *sleep_states;
+} tern_board_info;
+extern const tern_board_info port_board;
+
+/* Free-running up-counter, counter_bits wide. */
+uint32_t port_counter_read(void);
+/* Program the one-shot deadline `ticks` after now (1 <= ticks <= half a
+ * counter wrap); on expiry the port calls tern_isr_enter(),
+ * tern_clock_isr(), tern_isr_exit(). Replaces any earlier deadline. */
+void port_deadline_set(uint32_t ticks);
+void port_deadline_cancel(void);
+
+/* An interrupt posted a message that must preempt up to `level`: a port
+ * with hardware dispatch pends the vector of that level; a software port
+ * calls tern_sched_preempt() (after the interrupt's own work). */
+void port_dispatch(uint8_t level);
+/* The running dispatch level changed (-1 = none): a hardware-dispatch port
+ * masks the vectors of levels <= level. */
+void port_set_level(int8_t level);
+
+/* Wait, interrupts enabled, until at least one interrupt has been handled;
+ * return with interrupts disabled and true (false: nothing can ever wake
+ * the system, only the host port says so). `state` is the sleep state the kernel
+ * chose and `max_ticks` the time to the next deadline (UINT64_MAX: none). */
+bool port_idle(uint8_t state, tern_time max_ticks);
+/* Non-zero while the kernel waits in port_idle(); cleared by the first
+ * interrupt. A port that idles by spinning (emulated boards) spins on it. */
+extern volatile uint8_t tern_idle_waiting;
+
+void port_putc(char c);
+_Noreturn void port_exit(int status);
+
+/* Kernel entry points for ports. */
+void tern_isr_enter(void);
+void tern_isr_exit(void);
+void tern_clock_isr(void);
+void tern_sched_preempt(void);
+
+#endif

@@ -1,0 +1,36 @@
+/* Basic types and status codes shared by the whole API. */
+#ifndef TERN_TYPES_H
+#define TERN_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tern/config.h"
+
+/* Board clock ticks since boot; 64 bits never wrap in the life of a node. */
+typedef uint64_t tern_time;
+typedef uint8_t tern_task_id;
+typedef uint8_t tern_port;
+
+#define TERN_NO_TASK ((tern_task_id)0xFF)
+
+typedef enum {
+    TERN_OK = 0,
+    TERN_EINVAL,     /* bad argument or malformed description */
+    TERN_ENOTASK,    /* destination task does not exist */
+    TERN_ENOPORT,    /* destination input port does not exist */
+    TERN_ENOROUTE,   /* output port has no route */
+    TERN_EDUPLICATE, /* an id is used twice */
+    TERN_ERANGE,     /* a value is out of its allowed range */
+    TERN_EFULL,      /* message pool exhausted: the message was not sent */
+    TERN_ENOMEM,     /* heap exhausted */
+    TERN_ESTATE,     /* call not allowed in the current state */
+    TERN_EOWNER,     /* memory block not owned by the caller */
+    TERN_STATUS_COUNT
+} tern_status;
+
+/* A short stable name such as "TERN_EFULL", for error messages. */
+const char *tern_status_name(tern_status s);
+
+#endif

@@ -1,0 +1,29 @@
+/* The 64-bit monotonic clock: the port's free-running counter extended in
+ * software. A wrap is seen as the raw value going backwards, which is
+ * exact as long as the clock is read at least once per wrap; timer.c
+ * guarantees that by never programming a deadline further than half a
+ * wrap ahead. */
+#include "kernel.h"
+
+static tern_time wraps; /* sum of whole counter periods seen so far */
+static uint32_t last_raw;
+
+void clock_init(void)
+{
+    wraps = 0;
+    last_raw = port_counter_read();
+}
+
+tern_time tern_now(void)
+{
+    tern_irq_state s = port_irq_save();
+    uint32_t raw = port_counter_read();
+    if (raw < last_raw)
+        wraps += (tern_time)1 << port_board.counter_bits;
+    last_raw = raw;
+    tern_time t = wraps + raw;
+    port_irq_restore(s);
+    return t;
+}
+
+uint32_t tern_clock_hz(void) { return port_board.clock_hz; }

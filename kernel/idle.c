@@ -1,0 +1,87 @@
+/* The idle path: choose the deepest sleep state that pays off before the
+ * next deadline, wait, and account every idle period (seed 000's i_k). */
+#include <string.h>
+
+#include "kernel.h"
+
+volatile uint8_t tern_idle_waiting;
+static tern_time wake_time; /* clock at the first interrupt of the period */
+static tern_idle_stats stats;
+static tern_idle_hook hook;
+static tern_idle_work work;
+
+void idle_reset(void)
+{
+    memset(&stats, 0, sizeof stats);
+    hook = NULL;
+    work = NULL;
+    tern_idle_waiting = 0;
+}
+
+const tern_idle_stats *tern_idle_get_stats(void) { return &stats; }
+void tern_idle_set_hook(tern_idle_hook h) { hook = h; }
+void tern_idle_set_work(tern_idle_work w) { work = w; }
+
+uint8_t tern_idle_choose(const tern_sleep_state *states, uint8_t n, tern_time available)
+{
+    uint8_t best = 0;
+    for (uint8_t i = 1; i < n; i++)
+        if (states[i].residency <= available && states[i].exit_latency <= available)
+            best = i;
+    return best;
+}
+
+/* Called by tern_isr_enter: the idle period ends when the CPU wakes, not
+ * when the interrupt handler is done. */
+void idle_note_wake(void)
+{
+    if (tern_idle_waiting) {
+        tern_idle_waiting = 0;
+        wake_time = tern_now();
+    }
+}
+
+bool idle_once(void)
+{
+    tern_irq_state s = port_irq_save();
+    if (sched_has_ready()) {
+        port_irq_restore(s);
+        return true;
+    }
+    if (work) {
+        port_irq_restore(s);
+        if (work())
+            return true;
+        s = port_irq_save();
+        if (sched_has_ready()) {
+            port_irq_restore(s);
+            return true;
+        }
+    }
+    tern_time now = tern_now();
+    tern_time next = timer_next_deadline();
+    tern_time available = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+    uint8_t state = tern_idle_choose(port_board.sleep_states, port_board.n_sleep_states,
+                                     available);
+    tern_trace(TERN_EV_IDLE_ENTER, state, 0);
+    tern_time start = tern_now();
+    wake_time = start;
+    tern_idle_waiting = 1;
+    bool woken = port_idle(state, available);
+    tern_idle_waiting = 0;
+    tern_time end = wake_time;
+    tern_trace(TERN_EV_IDLE_EXIT, state, 0);
+    tern_time length = end - start;
+    stats.total += length;
+    stats.periods++;
+    if (length > stats.longest)
+        stats.longest = length;
+    if (state < TERN_MAX_SLEEP_STATES) {
+        stats.state_ticks[state] += length;
+        stats.state_periods[state]++;
+    }
+    port_irq_restore(s);
+    if (hook)
+        hook(start, end, state);
+    return woken;
+}

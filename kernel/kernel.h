@@ -1,0 +1,70 @@
+/* Kernel-internal declarations shared between kernel files. */
+#ifndef TERN_KERNEL_H
+#define TERN_KERNEL_H
+
+#include "tern/port.h"
+#include "tern/stats.h"
+#include "tern/tern.h"
+
+#define TERN_LEVEL_IDLE ((int8_t)-1)
+
+typedef enum {
+    TASK_EMPTY = 0, /* no task with this id */
+    TASK_CREATED,   /* instantiated, INIT not handled yet: messages are held */
+    TASK_READY,     /* handled INIT */
+    TASK_FINALIZING /* FINAL posted: no new messages accepted */
+} task_state;
+
+typedef struct {
+    const tern_task_desc *desc;
+    tern_msg *held_head, *held_tail; /* messages waiting for INIT, in order */
+    uint8_t state;                   /* task_state */
+    uint8_t active;                  /* a handler of this task is on the stack */
+    tern_alarm timers[TERN_TIMERS_PER_TASK];
+} tern_tcb;
+
+extern tern_tcb tern_tasks[TERN_MAX_TASKS];
+extern tern_counters tern_counters_;
+
+/* Scheduler (sched.c). */
+void sched_reset(void);
+bool sched_run_next(void); /* main loop: run one ready message, false if none */
+bool sched_has_ready(void);
+tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
+                       uint16_t len, uint8_t flags, bool enqueue_only);
+void sched_drop_task_messages(tern_task_id id); /* finalization */
+bool sched_in_isr(void);
+
+/* Execution-model policy (policy_<model>.c): one file per model. */
+void policy_enqueue(tern_msg **queue, tern_msg *m);
+/* May a message of priority `prio` run nested above `level` right now? */
+bool policy_preempts(uint8_t prio, int8_t level, bool from_isr);
+
+/* Memory (slab.c, heap.c). */
+void msg_pool_init(void);
+tern_msg *msg_alloc(void);
+void msg_free(tern_msg *m);
+void heap_init(void);
+tern_status heap_check_owner(void *p, tern_task_id owner);
+void heap_set_owner(void *p, tern_task_id owner);
+void *heap_alloc_for(size_t size, tern_task_id owner);
+void heap_free(void *p); /* any owner */
+void heap_reclaim_task(tern_task_id owner, size_t *bytes, uint32_t *blocks);
+
+/* Applications (app.c). */
+const tern_group_desc *app_group(uint8_t id);
+void app_finalize_done(tern_task_id id);
+void app_reset(void);
+
+/* Time (clock.c, timer.c). */
+void clock_init(void);
+void timer_reset(void);
+tern_time timer_next_deadline(void); /* UINT64_MAX when none */
+
+/* Trace (trace.c), idle (idle.c). */
+void trace_init(void);
+void idle_reset(void);
+bool idle_once(void);
+void idle_note_wake(void);
+
+#endif
