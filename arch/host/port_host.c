@@ -21,6 +21,8 @@ static const tern_sleep_state sleep_states[] = {
 const tern_board_info port_board = {
     .clock_hz = 1000000,
     .counter_bits = 32,
+    .cycles_per_tick_num = 1,
+    .cycles_per_tick_den = 1,
     .n_sleep_states = 2,
     .sleep_states = sleep_states,
 };
@@ -151,6 +153,8 @@ void host_work(uint64_t ticks)
         }
     }
 }
+
+void port_work(uint32_t cycles) { host_work(cycles); }
 
 bool port_idle(uint8_t state, tern_time max_ticks)
 {

@@ -18,6 +18,11 @@ void port_irq_enable(void);
 typedef struct {
     uint32_t clock_hz;       /* counter ticks per second (virtual time) */
     uint8_t counter_bits;    /* width of the free-running counter, 16..32 */
+    /* One tick stands for cycles_per_tick_num / cycles_per_tick_den cycles
+     * of the CPU being studied (instructions on QEMU boards, where one
+     * instruction stands for one cycle of the 4 MHz sensor CPU). */
+    uint16_t cycles_per_tick_num;
+    uint16_t cycles_per_tick_den;
     uint8_t n_sleep_states;
     const tern_sleep_state *sleep_states;
 } tern_board_info;
@@ -47,6 +52,11 @@ bool port_idle(uint8_t state, tern_time max_ticks);
 /* Non-zero while the kernel waits in port_idle(); cleared by the first
  * interrupt. A port that idles by spinning (emulated boards) spins on it. */
 extern volatile uint8_t tern_idle_waiting;
+
+/* Exactly `cycles` cycles of work (instructions on QEMU boards), give or
+ * take a constant call overhead the port documents; interrupts may preempt
+ * it. Benchmarks build their workloads from it. */
+void port_work(uint32_t cycles);
 
 void port_putc(char c);
 _Noreturn void port_exit(int status);
