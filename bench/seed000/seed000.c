@@ -1,0 +1,242 @@
+/* Seed 000's abstract tree node (Section IV, Table I), one source for every
+ * execution model: a sensing task of l_s cycles every 1/f_s, and
+ * forwarding jobs of l_p = 4000 cycles arriving as a Poisson process of
+ * rate (2^n - 1) f_s, both raised by timer interrupts (kernel alarms).
+ *
+ * Each forwarding job's time e = stop - start is taken from the kernel's
+ * post timestamp (set in the interrupt) to the end of the handler. Times
+ * are aggregated in the guest (sum, sum of squares, extremes and a
+ * log-linear histogram) and printed once at the end, so the measurement
+ * adds two clock reads per job and nothing to idle time. The trace ring
+ * is compiled out of benchmark builds. */
+#include "arrivals.h"
+#include "tern/port.h"
+#include "tern/tern.h"
+
+#define CPU_HZ 4000000ul  /* the ATmega128 of seed 000 at 4 MHz */
+#define L_P_CYCLES 4000ul /* forwarding job length */
+#define PARAMS_MAGIC 0x7465726eul
+
+/* Run parameters, patched into the ELF by the host (terntools.seed000):
+ * magic, n, l_s in ms, samples (sensing periods), PRNG seed. */
+__attribute__((section(".tern_params"), used)) const volatile uint32_t tern_params[8] = {
+    PARAMS_MAGIC, 1, 1, 3, 1, 0, 0, 0};
+
+enum { SENSING = 1, FORWARDING = 2 };
+enum { PRIO_SENSING = 1, PRIO_FORWARDING = 5 };
+
+#ifndef SEED000_HIST_SUB_BITS
+#define SEED000_HIST_SUB_BITS 6 /* 64 buckets per octave: <= 1.6 % wide */
+#endif
+#define HIST_MAX_OCTAVE 24
+#define HIST_BUCKETS (((HIST_MAX_OCTAVE - SEED000_HIST_SUB_BITS + 1) << SEED000_HIST_SUB_BITS) + \
+                      (1 << SEED000_HIST_SUB_BITS))
+
+typedef struct {
+    uint32_t count, min, max;
+    uint64_t sum, sumsq;
+} aggregate;
+
+static struct {
+    uint32_t n, ls_ms, samples, seed;
+    tern_time t0, t_end;   /* measurement window */
+    uint32_t arrivals, sensing, jobs;
+    uint32_t arrival_mean_cycles;
+    uint64_t arrival_cycles; /* next arrival, cycles after t0 */
+    arrivals_rng rng;
+    tern_alarm sense_alarm, forward_alarm, end_alarm;
+    aggregate e, idle;
+    uint16_t hist[HIST_BUCKETS];
+    volatile uint8_t done;
+} b;
+
+static tern_time cycles_to_ticks(uint64_t cycles)
+{
+    return cycles * port_board.cycles_per_tick_den / port_board.cycles_per_tick_num;
+}
+
+static void add(aggregate *a, uint32_t v)
+{
+    if (a->count == 0 || v < a->min)
+        a->min = v;
+    if (v > a->max)
+        a->max = v;
+    a->count++;
+    a->sum += v;
+    a->sumsq += (uint64_t)v * v;
+}
+
+/* Log-linear bucket: exact below 2^SUB, then 2^SUB buckets per octave. */
+static uint32_t bucket_of(uint32_t v)
+{
+    if (v < (1ul << SEED000_HIST_SUB_BITS))
+        return v;
+    uint32_t e = 31;
+    while (!(v & (1ul << e)))
+        e--;
+    if (e > HIST_MAX_OCTAVE)
+        return HIST_BUCKETS - 1;
+    uint32_t mantissa = (v >> (e - SEED000_HIST_SUB_BITS)) & ((1ul << SEED000_HIST_SUB_BITS) - 1);
+    return ((e - SEED000_HIST_SUB_BITS + 1) << SEED000_HIST_SUB_BITS) | mantissa;
+}
+
+static void schedule_next_arrival(void)
+{
+    b.arrival_cycles += arrivals_next_gap(&b.rng, b.arrival_mean_cycles);
+    tern_time at = b.t0 + cycles_to_ticks(b.arrival_cycles);
+    if (at < b.t_end)
+        tern_alarm_set(&b.forward_alarm, at, 0);
+}
+
+/* Interrupt context: the packet "arrives"; the kernel stamps the post. */
+static void packet_arrives(tern_alarm *a, void *arg)
+{
+    (void)a;
+    (void)arg;
+    b.arrivals++;
+    (void)tern_send(FORWARDING, TERN_PORT_APP(0), NULL, 0, 0);
+    schedule_next_arrival();
+}
+
+static void sensor_fires(tern_alarm *a, void *arg)
+{
+    (void)arg;
+    if (a->deadline >= b.t_end) {
+        tern_alarm_cancel(a);
+        return;
+    }
+    (void)tern_send(SENSING, TERN_PORT_APP(0), NULL, 0, 0);
+}
+
+static void experiment_ends(tern_alarm *a, void *arg)
+{
+    (void)a;
+    (void)arg;
+    b.done = 1;
+}
+
+static tern_status sensing_task(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port == TERN_PORT_APP(0)) {
+        b.sensing++;
+        port_work(b.ls_ms * (CPU_HZ / 1000));
+    }
+    return TERN_OK;
+}
+
+static tern_status forwarding_task(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port == TERN_PORT_APP(0)) {
+        port_work(L_P_CYCLES);
+        tern_time e = tern_now() - m->posted;
+        b.jobs++;
+        add(&b.e, (uint32_t)e);
+        b.hist[bucket_of((uint32_t)e)]++;
+    }
+    return TERN_OK;
+}
+
+/* Idle periods inside the measurement window (i_k of seed 000). */
+static void idle_period(tern_time start, tern_time end, uint8_t state)
+{
+    (void)state;
+    if (start < b.t0)
+        start = b.t0;
+    if (end > b.t_end)
+        end = b.t_end;
+    if (end > start)
+        add(&b.idle, (uint32_t)(end - start));
+}
+
+static void report_and_exit(void)
+{
+    const tern_counters *c = tern_stats();
+    uint32_t dropped = 0;
+    for (int r = 0; r < TERN_DROP_REASONS; r++)
+        dropped += c->dropped[r];
+    tern_printf("SEED000 HIST sub_bits=%u\n", SEED000_HIST_SUB_BITS);
+    for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+        if (b.hist[i])
+            tern_printf("H %lu %u\n", (unsigned long)i, b.hist[i]);
+    tern_printf("SEED000 END T=%llu arrivals=%lu jobs=%lu sensing=%lu e_sum=%llu e_sumsq=%llu "
+                "e_min=%lu e_max=%lu idle_sum=%llu idle_count=%lu idle_sumsq=%llu idle_max=%lu "
+                "ctx=%lu preempt=%lu dropped=%lu max_queue=%u trace_cost=%llu\n",
+                (unsigned long long)(b.t_end - b.t0), (unsigned long)b.arrivals,
+                (unsigned long)b.jobs, (unsigned long)b.sensing, (unsigned long long)b.e.sum,
+                (unsigned long long)b.e.sumsq, (unsigned long)b.e.min, (unsigned long)b.e.max,
+                (unsigned long long)b.idle.sum, (unsigned long)b.idle.count,
+                (unsigned long long)b.idle.sumsq, (unsigned long)b.idle.max,
+                (unsigned long)c->ctx_switches, (unsigned long)c->preemptions,
+                (unsigned long)dropped, c->max_queue_depth,
+                (unsigned long long)tern_trace_cost());
+    port_exit(0);
+}
+
+/* Runs in the idle loop when nothing is ready: once the window has closed
+ * and every job has been handled, report. */
+static bool finish_when_drained(void)
+{
+    if (b.done)
+        report_and_exit();
+    return false;
+}
+
+static tern_status control_task(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port != TERN_PORT_INIT)
+        return TERN_OK;
+    /* start a little after the INITs so the first events are clean */
+    b.t0 = tern_now() + cycles_to_ticks(L_P_CYCLES);
+    b.t_end = b.t0 + cycles_to_ticks((uint64_t)b.samples * CPU_HZ);
+    tern_alarm_init(&b.sense_alarm, sensor_fires, NULL);
+    tern_alarm_init(&b.forward_alarm, packet_arrives, NULL);
+    tern_alarm_init(&b.end_alarm, experiment_ends, NULL);
+    tern_alarm_set(&b.sense_alarm, b.t0, cycles_to_ticks(CPU_HZ));
+    tern_alarm_set(&b.end_alarm, b.t_end, 0);
+    schedule_next_arrival();
+    tern_idle_set_hook(idle_period);
+    tern_idle_set_work(finish_when_drained);
+    return TERN_OK;
+}
+
+static const tern_task_desc tasks[] = {
+    {.name = "control", .id = 0, .priority = 0, .handler = control_task},
+    {.name = "sensing", .id = SENSING, .priority = PRIO_SENSING, .handler = sensing_task,
+     .n_in_ports = 1},
+    {.name = "forwarding", .id = FORWARDING, .priority = PRIO_FORWARDING,
+     .handler = forwarding_task, .n_in_ports = 1},
+};
+static const tern_app_desc app = {"seed000", tasks, 3, NULL, 0};
+
+int main(void)
+{
+    tern_init();
+    if (tern_params[0] != PARAMS_MAGIC) {
+        tern_printf("seed000: parameter block has a bad magic %08lx\n",
+                    (unsigned long)tern_params[0]);
+        port_exit(2);
+    }
+    b.n = tern_params[1];
+    b.ls_ms = tern_params[2];
+    b.samples = tern_params[3];
+    b.seed = tern_params[4];
+    if (b.n < 1 || b.n > 12 || b.samples < 1) {
+        tern_printf("seed000: bad parameters n=%lu samples=%lu\n", (unsigned long)b.n,
+                    (unsigned long)b.samples);
+        port_exit(2);
+    }
+    arrivals_seed(&b.rng, b.seed);
+    b.arrival_mean_cycles = CPU_HZ / ((1ul << b.n) - 1);
+    tern_printf("SEED000 BEGIN model=%s n=%lu ls_ms=%lu samples=%lu seed=%lu\n", tern_model_name,
+                (unsigned long)b.n, (unsigned long)b.ls_ms, (unsigned long)b.samples,
+                (unsigned long)b.seed);
+    tern_app_error err;
+    if (tern_app_start(&app, &err) != TERN_OK) {
+        tern_printf("seed000: %s (%s)\n", err.text, tern_status_name(err.code));
+        port_exit(1);
+    }
+    tern_run();
+}
