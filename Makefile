@@ -1,0 +1,69 @@
+# The two commands at the top of README.md:
+#   make run   - the seed-000 comparison on the default board, printing its table
+#   make test  - every test: host unit tests (ASan+UBSan), tooling tests,
+#                emulator harness tests and target tests under QEMU / simavr
+# Both install what they need first (Debian packages, a Python venv in .venv).
+
+BOARD ?= mps2-an385
+MODELS ?= fifo,priority,stack
+VENV := .venv
+PY := $(VENV)/bin/python
+JOBS ?= $(shell nproc)
+
+APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
+	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm \
+	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev
+
+.PHONY: setup apt venv run test test-host test-tools test-harness test-target bench clean
+
+setup: apt venv tools/simavr/build/tern-simavr
+
+# Install only what is missing; needs root (or sudo) the first time.
+apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: tools/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r tools/requirements.txt
+	touch $@
+
+tools/simavr/build/tern-simavr: $(wildcard tools/simavr/*.c tools/simavr/*.h tools/simavr/Makefile)
+	$(MAKE) -C tools/simavr
+
+run: setup
+	./tern bench seed000 --board $(BOARD) --models $(MODELS) --n 1,4,8 --ls 1,75 \
+		--samples 5 --jobs $(JOBS) --json results/seed000-$(BOARD)-quick.json
+
+# The full sweep of seed 000 Table I with the report and plots.
+bench: setup
+	./tern bench seed000 --board $(BOARD) --models $(MODELS) --jobs $(JOBS) \
+		--json results/seed000-$(BOARD).json --plots results/seed000-$(BOARD) \
+		--report results/seed000-$(BOARD).md
+
+test: setup test-host test-tools test-harness test-target
+
+test-host:
+	cmake -S . -B build/host -G Ninja
+	cmake --build build/host
+	ctest --test-dir build/host --output-on-failure -j $(JOBS)
+
+test-tools:
+	$(PY) -m pytest -q tools/tests
+
+test-harness:
+	$(PY) -m pytest -q tests/harness
+
+test-target:
+	$(PY) -m pytest -q tests/target
+
+clean:
+	rm -rf build tools/simavr/build
