@@ -1,0 +1,14 @@
+/* Sleeps with interrupts enabled but no peripheral running: nothing can ever
+ * wake the CPU either. */
+#include <avr/interrupt.h>
+#include <avr/sleep.h>
+#include "tern_simavr_abi.h"
+
+int main(void)
+{
+	sei();
+	set_sleep_mode(SLEEP_MODE_IDLE);
+	sleep_enable();
+	sleep_cpu();
+	tern_simavr_exit(0);
+}

@@ -1,0 +1,283 @@
+/*
+ * tern-simavr - run one AVR image on libsimavr (1.6), fast and cycle-exact.
+ *
+ *   tern-simavr [--mcu atmega128] [--freq 4000000] [--max-cycles N]
+ *               [--max-wall-seconds S] IMAGE.elf
+ *
+ * Compared with the stock `simavr` command this harness
+ *  - never waits in wall-clock time: SLEEP jumps straight to the next cycle
+ *    timer (the next peripheral event) instead of calling usleep();
+ *  - sends USART0 output byte for byte to stdout, without simavr's line
+ *    echo and without the usleep() simavr does when UCSR0A is polled;
+ *  - stops when the guest writes its status to the exit port
+ *    (TERN_SIMAVR_EXIT_ADDR, see tern_simavr_abi.h) and exits with it;
+ *  - stops with a distinct error code on a crash, a CPU that can never wake
+ *    up, or a cycle / wall-time limit, and never starts a gdb server.
+ * Nothing depends on wall time, so two runs of one image print the same
+ * bytes and end on the same cycle.
+ *
+ * Last line on stderr, always: "tern-simavr: exit=<code> cycles=<cycle>",
+ * preceded by a "tern-simavr: error: ..." line when the harness stopped the
+ * run itself. The exit codes are listed below.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sim_avr.h>
+#include <sim_elf.h>
+#include <sim_interrupts.h>
+#include <sim_io.h>
+#include <sim_irq.h>
+#include <avr_uart.h>
+
+#include "tern_simavr_abi.h"
+
+/* The harness's own exit codes. Otherwise it exits with the guest's status,
+ * which should therefore stay in 0..99. */
+enum {
+	EXIT_USAGE = 100,		/* bad command line, unknown MCU */
+	EXIT_LOAD = 101,		/* ELF image unreadable, empty or too big */
+	EXIT_CRASH = 102,		/* simavr crashed the CPU, or an invalid opcode */
+	EXIT_SLEEP_FOREVER = 103,	/* SLEEP with nothing that can wake the CPU */
+	EXIT_CYCLE_LIMIT = 104,		/* --max-cycles reached */
+	EXIT_WALL_LIMIT = 105,		/* --max-wall-seconds reached */
+};
+
+/* Wall time is read once per this many avr_run() calls (one call is one
+ * instruction or one sleep jump), which keeps clock_gettime off the hot path. */
+#define WALL_CHECK_INTERVAL (1u << 20)
+
+static int exit_requested;
+static uint8_t exit_status;
+static int invalid_opcode_seen;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tern-simavr [--mcu NAME] [--freq HZ] [--max-cycles N]"
+		" [--max-wall-seconds S] IMAGE.elf\n"
+		"defaults: --mcu atmega128 --freq 4000000 --max-cycles 4e9"
+		" --max-wall-seconds 600\n");
+}
+
+/* Flushes the guest's console first so that, on a terminal, the harness's
+ * messages come after the output that led to them. */
+static void __attribute__((noreturn, format(printf, 3, 4)))
+finish(avr_t *avr, int code, const char *fmt, ...)
+{
+	fflush(stdout);
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		fputs("tern-simavr: error: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+	}
+	fprintf(stderr, "tern-simavr: exit=%d cycles=%" PRIu64 "\n", code,
+		avr ? (uint64_t)avr->cycle : 0);
+	if (avr)
+		avr_terminate(avr);	/* closes a VCD trace the image may have asked for */
+	exit(code);
+}
+
+/*
+ * simavr's default logger prints its own messages on stdout, where they would
+ * mix with the guest's console. Send errors to stderr, without the terminal
+ * colour codes simavr wraps them in, and drop the chatter.
+ * simavr 1.6 only logs an invalid opcode and carries on with the next word;
+ * for a kernel under test that means a wild jump, so it counts as a crash.
+ */
+static void log_to_stderr(avr_t *avr, const int level, const char *fmt, va_list ap)
+{
+	(void)avr;
+	if (strstr(fmt, "Invalid Opcode"))
+		invalid_opcode_seen = 1;
+	if (level > LOG_ERROR)
+		return;
+
+	char msg[512], *out = msg;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (const char *in = msg; *in; in++) {
+		if (*in == '\033') {	/* ESC [ ... m */
+			while (in[1] && !isalpha((unsigned char)*in))
+				in++;
+			continue;
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	fflush(stdout);
+	fprintf(stderr, "simavr: %s%s", msg,
+		out > msg && out[-1] == '\n' ? "" : "\n");
+}
+
+static void uart_byte_out(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)param;
+	putchar((int)(value & 0xff));
+}
+
+/* Marking the CPU done keeps avr_run() from servicing an interrupt after the
+ * store, so the final cycle count is that of the exit instruction itself. */
+static void exit_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+	(void)addr;
+	(void)param;
+	exit_status = v;
+	exit_requested = 1;
+	avr->state = cpu_Done;
+}
+
+/* The stock sleep callback usleep()s for the slept cycles. The core has
+ * already advanced avr->cycle to the next cycle timer, so doing nothing here
+ * turns a sleep into a jump in simulated time. */
+static void sleep_no_wait(avr_t *avr, avr_cycle_count_t how_long)
+{
+	(void)avr;
+	(void)how_long;
+}
+
+/* Accepts plain integers and the "4e9" notation. */
+static int parse_number(const char *s, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mcu = "atmega128";
+	double freq = 4000000, max_cycles = 4e9, max_wall = 600;
+
+	static const struct option options[] = {
+		{ "mcu", required_argument, NULL, 'm' },
+		{ "freq", required_argument, NULL, 'f' },
+		{ "max-cycles", required_argument, NULL, 'c' },
+		{ "max-wall-seconds", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		int bad = 0;
+		switch (opt) {
+		case 'm': mcu = optarg; break;
+		case 'f': bad = parse_number(optarg, UINT32_MAX, &freq) || freq < 1; break;
+		case 'c': bad = parse_number(optarg, 1.8e19, &max_cycles); break;
+		case 'w': bad = parse_number(optarg, 1e9, &max_wall); break;
+		case 'h': usage(stdout); return 0;
+		default: bad = 1; break;
+		}
+		if (bad) {
+			usage(stderr);
+			finish(NULL, EXIT_USAGE, "bad command line");
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		finish(NULL, EXIT_USAGE, "expected exactly one IMAGE.elf");
+	}
+	const char *image = argv[optind];
+
+	avr_global_logger_set(log_to_stderr);
+
+	elf_firmware_t fw;
+	memset(&fw, 0, sizeof(fw));
+	if (elf_read_firmware(image, &fw) != 0)
+		finish(NULL, EXIT_LOAD, "cannot load ELF image '%s'", image);
+
+	avr_t *avr = avr_make_mcu_by_name(mcu);
+	if (!avr)
+		finish(NULL, EXIT_USAGE, "unknown MCU '%s'", mcu);
+	avr_init(avr);
+	avr->log = LOG_ERROR;
+	/* A crash would otherwise open a gdb server and wait for a debugger. */
+	avr->gdb_port = 0;
+	avr->sleep = sleep_no_wait;
+
+	if (fw.flashsize == 0)
+		finish(NULL, EXIT_LOAD, "'%s' holds no code", image);
+	/* avr_loadcode() abort()s on an image that does not fit. */
+	if ((uint64_t)fw.flashbase + fw.flashsize > (uint64_t)avr->flashend + 1)
+		finish(NULL, EXIT_LOAD, "'%s' (%" PRIu32 " bytes) does not fit the %s flash",
+		       image, fw.flashsize, mcu);
+	/* The image's .mmcu section may name another clock; ours wins. */
+	fw.frequency = (uint32_t)freq;
+	avr_load_firmware(avr, &fw);
+	avr->frequency = (uint32_t)freq;
+
+	/* Clear AVR_UART_FLAG_STDIO (simavr's own line echo, which would print
+	 * every line a second time) and AVR_UART_FLAG_POLL_SLEEP (a usleep(1) on
+	 * every UCSR0A read while neither RXC0 nor TXC0 is set, e.g. on each poll
+	 * for TXC0: 2,200 bytes sent that way took 7 s instead of 10 ms). */
+	uint32_t uart_flags = 0;
+	avr_irq_t *uart_out = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
+	if (!uart_out || avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags) != 0)
+		finish(avr, EXIT_USAGE, "MCU '%s' has no USART0", mcu);
+	avr_irq_register_notify(uart_out, uart_byte_out, NULL);
+
+	avr_register_io_write(avr, TERN_SIMAVR_EXIT_ADDR, exit_port_write, NULL);
+
+	const avr_cycle_count_t cycle_limit = (avr_cycle_count_t)max_cycles;
+	const double wall_deadline = now_seconds() + max_wall;
+	for (uint32_t n = 1;; n++) {
+		/* Address of the instruction this step executes (or of the SLEEP
+		 * being waited in), for the error messages. */
+		const avr_flashaddr_t pc = avr->pc;
+		int state = avr_run(avr);
+
+		if (exit_requested)
+			finish(avr, exit_status, NULL);
+		if (invalid_opcode_seen)
+			finish(avr, EXIT_CRASH, "invalid opcode at PC 0x%05" PRIx32,
+			       (uint32_t)pc);
+		switch (state) {
+		case cpu_Running:
+			break;
+		case cpu_Sleeping:
+			/* Only a cycle timer (a running peripheral) or an already
+			 * pending interrupt can end this sleep: nothing outside
+			 * feeds the simulated pins or the UART receiver. */
+			if (!avr->cycle_timers.timer && !avr_has_pending_interrupts(avr))
+				finish(avr, EXIT_SLEEP_FOREVER, "sleeping forever:"
+				       " SLEEP with no timer running and no interrupt"
+				       " pending (PC 0x%05" PRIx32 ")", (uint32_t)pc);
+			break;
+		case cpu_Done:
+			/* simavr's verdict for SLEEP with the I flag clear. */
+			finish(avr, EXIT_SLEEP_FOREVER, "sleeping forever: SLEEP"
+			       " with interrupts disabled (PC 0x%05" PRIx32 ")",
+			       (uint32_t)pc);
+		default:	/* cpu_Crashed: bad data address, PC past flash */
+			finish(avr, EXIT_CRASH, "CPU crashed at PC 0x%05" PRIx32
+			       " (simavr state %d)", (uint32_t)pc, state);
+		}
+		if (avr->cycle >= cycle_limit)
+			finish(avr, EXIT_CYCLE_LIMIT, "cycle limit of %" PRIu64 " reached",
+			       (uint64_t)cycle_limit);
+		if (n % WALL_CHECK_INTERVAL == 0 && now_seconds() >= wall_deadline)
+			finish(avr, EXIT_WALL_LIMIT, "wall-time limit of %g s reached",
+			       max_wall);
+	}
+}
