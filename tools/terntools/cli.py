@@ -1,0 +1,304 @@
+"""The `tern` command: argument parsing and the glue between the modules.
+
+Errors are one line on stderr, "tern <command>: <what is wrong>"; a usage
+error (bad flag, missing file, unknown board) exits 2, a failure of the
+thing being run exits 1, and `tern run` exits with the guest's status.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from terntools import seed000, seed000_report, sizes, trace
+from terntools.boards import Board, load_board
+from terntools.errors import TernError, UsageError
+from terntools.paths import repo_root
+from terntools.runner import run_image
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors ("tern run: ... (see tern run --help)")."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def _open_out(path: Path) -> TextIO:
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _write_json(path: Path, doc: Any) -> None:
+    with _open_out(path) as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+# --------------------------------------------------------------------------- run
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    board = load_board(args.board)
+    sink = _open_out(args.trace_out) if args.trace_out else None
+    try:
+        result = run_image(
+            board,
+            args.image,
+            args.timeout,
+            max_cycles=args.max_cycles,
+            console=sys.stdout.buffer,
+            stderr_echo=sys.stderr,
+            trace_sink=sink,
+        )
+    finally:
+        if sink is not None:
+            sink.close()
+    if result.malformed_trace_lines:
+        print(f"tern run: {result.malformed_trace_lines} trace lines could not be decoded and were echoed",
+              file=sys.stderr)  # fmt: skip
+    if result.note:
+        print(f"tern run: {result.note}", file=sys.stderr)
+    status = result.status
+    if status < 0:  # killed by a signal: report it as a shell would
+        print(f"tern run: emulator killed by {signal.Signals(-status).name}", file=sys.stderr)
+        status = 128 - status
+    return status
+
+
+# --------------------------------------------------------------------------- trace
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def cmd_trace_decode(args: argparse.Namespace) -> int:
+    events = trace.read_events(_read_text(args.file))
+    out = sys.stdout
+    if args.view == "events":
+        rows: list[dict[str, Any]] = [ev.to_json() for ev in events]
+        lines = trace.format_events(events)
+    else:
+        analysis = trace.analyse(events)
+        if args.view == "jobs":
+            rows = [
+                {"task": j.task, "port": j.port, "start": j.start, "end": j.end, "ticks": j.duration,
+                 "preempted": j.preempted, "irq": j.irq, "depth": j.depth}
+                for j in analysis.jobs
+            ]  # fmt: skip
+            lines = trace.format_jobs(analysis.jobs)
+        else:
+            rows = [{"start": p.start, "end": p.end, "ticks": p.duration, "state": p.state} for p in analysis.idle]
+            lines = trace.format_idle(analysis.idle)
+        notes = [
+            (analysis.unmatched_ends, "HANDLER_END events had no open job"),
+            (len(analysis.open_jobs), "jobs were still open at the end"),
+            (analysis.unmatched_idle, "idle events were unpaired"),
+            (analysis.lost_events, "events were lost (ring overflow)"),
+        ]
+        for count, what in notes:
+            if count:
+                print(f"tern trace: {count} {what}", file=sys.stderr)
+    if args.json:
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    else:
+        for line in lines:
+            out.write(line + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- bench seed000
+
+
+def _report(doc: dict[str, Any], args: argparse.Namespace) -> None:
+    sys.stdout.write(seed000_report.text_table(doc["runs"]))
+    if args.json:
+        _write_json(args.json, doc)
+    plots: list[Path] = []
+    if args.plots:
+        plots = seed000_report.write_plots(doc["runs"], args.plots)
+    if args.report:
+        text = seed000_report.markdown_report(doc, plots, args.report.resolve().parent)
+        with _open_out(args.report) as f:
+            f.write(text)
+
+
+def _load_results(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    missing = [k for k in seed000.TOP_KEYS if k not in doc]
+    if missing:
+        raise UsageError(f"{path}: not a seed000 result (missing {', '.join(missing)})")
+    return doc
+
+
+def cmd_bench_seed000(args: argparse.Namespace) -> int:
+    if args.from_json:
+        doc = _load_results(args.from_json)
+        failures: list[str] = list(doc.get("failures", []))
+    else:
+        if not args.board:
+            raise UsageError("--board is required (unless --from-json)")
+        board: Board = load_board(args.board)
+        plan = seed000.SweepPlan(
+            board=board,
+            models=seed000.parse_models(args.models),
+            ns=seed000.parse_int_list(args.n, "--n", minimum=1),
+            ls_ms=seed000.parse_int_list(args.ls, "--ls", minimum=0),
+            samples=args.samples,
+            seed=args.seed,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            build=not args.no_build,
+            logs_dir=args.logs,
+        )
+        result = seed000.run_sweep(plan, progress_stream=sys.stderr, root=repo_root())
+        doc, failures = result.doc, result.failures
+    _report(doc, args)
+    problems = seed000.check_results(doc)
+    for p in problems:
+        print(f"tern bench seed000: inconsistent: {p}", file=sys.stderr)
+    if failures:
+        print(f"tern bench seed000: {len(failures)} configuration(s) failed", file=sys.stderr)
+    return 1 if failures or problems else 0
+
+
+# --------------------------------------------------------------------------- size
+
+
+def cmd_size(args: argparse.Namespace) -> int:
+    board = load_board(args.board) if args.board else None
+    measured = sizes.measure(args.files, board)
+    sys.stdout.write(sizes.format_table(measured))
+    if args.json:
+        _write_json(args.json, sizes.to_json(measured, board))
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="tern", description="Host tools for the tern kernel.")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
+
+    run = sub.add_parser("run", help="run an ELF in the emulator of a board",
+                         description="Run IMAGE in the board's emulator, stream its console to stdout and exit "
+                         "with the guest's status (124 when the wall-time limit is reached).")  # fmt: skip
+    run.add_argument("--board", required=True, help="board name (boards/BOARD/board.json) or path to a board.json")
+    run.add_argument("--max-cycles", type=_positive_int, metavar="N",
+                     help="simavr boards only: stop after N CPU cycles. QEMU cannot stop after N instructions; "
+                     "bound QEMU runs with --timeout and the guest's watchdog")  # fmt: skip
+    run.add_argument("--timeout", type=_positive_float, default=120.0, metavar="SECONDS",
+                     help="wall-time limit (default 120)")  # fmt: skip
+    run.add_argument("--trace-out", type=Path, metavar="FILE",
+                     help="decode 'T <hex>' trace lines into FILE as JSON lines instead of echoing them")
+    run.add_argument("image", type=Path, metavar="IMAGE")
+    run.set_defaults(func=cmd_run, prog_name="tern run")
+
+    tr = sub.add_parser("trace", help="decode kernel trace records")
+    tr_sub = tr.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
+    dec = tr_sub.add_parser("decode", help="print the events of a console log",
+                            description="Decode the 'T <hex>' lines of a console log (or a --trace-out file).")
+    dec.add_argument("file", metavar="FILE", help="console log, --trace-out JSON lines, or - for stdin")
+    dec.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
+    dec.add_argument("--view", choices=("events", "jobs", "idle"), default="events",
+                     help="raw events (default), derived handler jobs, or idle periods")
+    dec.set_defaults(func=cmd_trace_decode, prog_name="tern trace decode")
+    tr.set_defaults(func=lambda a: _missing_command(tr), prog_name="tern trace")
+
+    bench = sub.add_parser("bench", help="run a benchmark sweep")
+    bench_sub = bench.add_subparsers(title="benchmarks", metavar="BENCH", parser_class=Parser)
+    s0 = bench_sub.add_parser("seed000", help="TinyOS-vs-MANTIS scenario of seed 000 over models, n and l_s",
+                              description="Build bench/seed000 for each model, run every (model, n, l_s) "
+                              "configuration and report the seed-000 metrics.")  # fmt: skip
+    s0.add_argument("--board", help="board name or path to a board.json")
+    s0.add_argument("--models", default=",".join(seed000.DEFAULT_MODELS),
+                    help=f"comma-separated (default {','.join(seed000.DEFAULT_MODELS)})")
+    s0.add_argument("--n", default=",".join(map(str, seed000.DEFAULT_N)), help="tree depths (default 1..8)")
+    s0.add_argument("--ls", default=",".join(map(str, seed000.DEFAULT_LS_MS)),
+                    help="sensing task lengths in ms (default 1,5,10,25,50,75,100)")
+    s0.add_argument("--samples", type=_positive_int, default=seed000.DEFAULT_SAMPLES,
+                    help=f"1 s sensing periods per run (default {seed000.DEFAULT_SAMPLES})")
+    s0.add_argument("--seed", type=int, default=seed000.DEFAULT_SEED, help="arrival PRNG seed (default 1)")
+    s0.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(),
+                    help="parallel runs (default: number of CPUs)")
+    s0.add_argument("--timeout", type=_positive_float, default=seed000.DEFAULT_TIMEOUT,
+                    help=f"wall-time limit per run in seconds (default {seed000.DEFAULT_TIMEOUT:g})")
+    s0.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
+    s0.add_argument("--logs", type=Path, metavar="DIR", help="keep every run's console output in DIR")
+    s0.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    s0.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots into DIR")
+    s0.add_argument("--report", type=Path, metavar="FILE.md", help="write a markdown report")
+    s0.add_argument("--from-json", type=Path, metavar="FILE",
+                    help="do not run: report on the results of an earlier --json")
+    s0.set_defaults(func=cmd_bench_seed000, prog_name="tern bench seed000")
+    bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
+
+    sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
+                        description="text/data/bss per file (binutils size -B), flash = text+data, ram = data+bss.")
+    sz.add_argument("--board", help="use the board's toolchain size (default: the host's size)")
+    sz.add_argument("--json", type=Path, metavar="FILE", help="write the sizes as JSON")
+    sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
+    sz.set_defaults(func=cmd_size, prog_name="tern size")
+
+    parser.set_defaults(func=lambda a: _missing_command(parser), prog_name="tern")
+    return parser
+
+
+def _missing_command(parser: Parser) -> int:
+    """A command group given without its command, e.g. plain `tern bench`."""
+    sys.stderr.write(f"{parser.prog}: a command is required (see {parser.prog} --help)\n")
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except TernError as exc:
+        print(f"{args.prog_name}: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print(f"{args.prog_name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `tern trace decode log | head`
+        return 0

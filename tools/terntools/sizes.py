@@ -1,0 +1,92 @@
+"""Memory footprint of images and objects (seed 000 Table II: flash and RAM).
+
+Uses binutils `size` in Berkeley format (-B): text (code and read-only data),
+data (initialised data) and bss (zeroed data) per file. Flash holds text and
+the initial values of data; RAM holds data and bss:
+
+    flash = text + data        ram = data + bss
+
+Stack and heap are not in these numbers (as in seed 000, which notes that
+both systems need more RAM at run time).
+"""
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from terntools.boards import Board
+from terntools.errors import TernError, UsageError
+
+
+@dataclass(frozen=True)
+class FileSize:
+    path: str
+    text: int
+    data: int
+    bss: int
+
+    @property
+    def flash(self) -> int:
+        return self.text + self.data
+
+    @property
+    def ram(self) -> int:
+        return self.data + self.bss
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "flash": self.flash, "ram": self.ram}
+
+
+def size_tool(board: Board | None) -> str:
+    """The board's cross `size`, or the host's when no board is given."""
+    return f"{board.toolchain_prefix}size" if board else "size"
+
+
+def parse_berkeley(output: str) -> list[tuple[int, int, int, str]]:
+    """Rows (text, data, bss, filename) of `size -B` output, header skipped."""
+    rows = []
+    for line in output.splitlines():
+        parts = line.split(None, 5)
+        if len(parts) < 6 or not parts[0].isdigit():
+            continue  # header or blank
+        rows.append((int(parts[0]), int(parts[1]), int(parts[2]), parts[5].strip()))
+    return rows
+
+
+def measure(files: Sequence[Path], board: Board | None = None) -> list[FileSize]:
+    """Sizes of every file, in the order given; errors name the file."""
+    for f in files:
+        if not f.is_file():
+            raise UsageError(f"{f} does not exist")
+    tool = size_tool(board)
+    results = []
+    for f in files:  # one call per file: archives and odd names cannot confuse the mapping
+        try:
+            proc = subprocess.run([tool, "-B", str(f)], capture_output=True, text=True)
+        except FileNotFoundError:
+            raise TernError(f"{tool} is not installed or not on PATH") from None
+        if proc.returncode != 0:
+            why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+            raise TernError(f"{tool} failed on {f}: {why}")
+        rows = parse_berkeley(proc.stdout)
+        if not rows:
+            raise TernError(f"{tool} printed no sizes for {f}")
+        # An archive lists one row per member; its footprint is the sum.
+        results.append(
+            FileSize(str(f), sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows))
+        )
+    return results
+
+
+def format_table(sizes: Sequence[FileSize]) -> str:
+    header = ("text", "data", "bss", "flash", "ram", "file")
+    rows = [header] + [(str(s.text), str(s.data), str(s.bss), str(s.flash), str(s.ram), s.path) for s in sizes]
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return "".join("  ".join(c.rjust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] + "\n" for r in rows)
+
+
+def to_json(sizes: Sequence[FileSize], board: Board | None) -> dict[str, Any]:
+    return {"board": board.name if board else None, "files": [s.to_json() for s in sizes]}
