@@ -1,0 +1,72 @@
+/* The Cortex-M port: what arch/cortex-m provides to boards and apps, and
+ * what every Cortex-M board must provide to it.
+ *
+ * Exception priorities (lower number = more urgent; the port needs at least
+ * 4 implemented priority bits, QEMU implements 8):
+ *   0x00                      device interrupts (timers, test interrupts)
+ *   (LEVELS - k) << 4         the dispatch vector of task priority k,
+ *                             k = LEVELS-1 -> 0x10 ... k = 0 -> 0x80
+ * port_set_level(k) writes BASEPRI = (LEVELS - k) << 4, which masks the
+ * dispatch vectors of levels <= k and never a device interrupt. Critical
+ * sections use PRIMASK, so they nest freely with BASEPRI. */
+#ifndef TERN_CORTEX_M_H
+#define TERN_CORTEX_M_H
+
+#include <stdint.h>
+
+#include "tern/config.h"
+#include "tern/types.h"
+
+#define CM_PRIO_DEVICE 0x00u
+#define CM_PRIO_LEVEL(k) ((uint32_t)(TERN_PRIO_LEVELS - (k)) << 4)
+_Static_assert(TERN_PRIO_LEVELS <= 15, "task levels need NVIC priorities 0x10..0xf0");
+
+/* Exit status of a run that ended in a fault or an unexpected exception. */
+#define CM_EXIT_FAULT 3
+
+typedef void (*cm_vector)(void);
+
+/* Handlers provided by the arch, for the boards' vector tables. */
+void cm_reset(void);
+void cm_fault(void);          /* HardFault, MemManage, BusFault, UsageFault */
+void cm_unexpected_irq(void); /* any vector nobody should raise */
+void cm_level_irq(void);      /* the dispatch vector of every task level */
+void cm_test_irq(void);       /* software-triggered device interrupts */
+
+extern uint32_t __stack_top[];
+
+/* The 16 core vectors; `systick` is the board's SysTick handler. */
+#define CM_CORE_VECTORS(systick)                                                       \
+    (cm_vector)(uintptr_t)__stack_top, cm_reset, cm_unexpected_irq /* NMI */, cm_fault, \
+        cm_fault, cm_fault, cm_fault, 0, 0, 0, 0, cm_unexpected_irq /* SVCall */,      \
+        cm_unexpected_irq /* DebugMonitor */, 0, cm_unexpected_irq /* PendSV */, (systick)
+
+/* Provided by each board. */
+#define CM_TEST_IRQS 2
+extern const cm_vector board_vectors[];
+/* One otherwise unused external interrupt per task level, and two for the
+ * software-triggered test interrupts (IRQ numbers, vector = 16 + IRQ). */
+extern const uint8_t board_level_irq[TERN_PRIO_LEVELS];
+extern const uint8_t board_test_irq[CM_TEST_IRQS];
+/* Console, clock and deadline hardware; called by cm_reset before main(). */
+void board_init(void);
+
+/* Software-triggered device interrupts (tests, demos): cm_swirq_raise(k)
+ * pends test interrupt k through NVIC STIR; its handler runs fn(arg)
+ * between tern_isr_enter() and tern_isr_exit(), exactly like a driver. */
+typedef void (*cm_swirq_fn)(void *arg);
+void cm_swirq_set(unsigned k, cm_swirq_fn fn, void *arg);
+void cm_swirq_raise(unsigned k);
+
+/* Main stack: painted at reset; the deepest use so far in bytes, and the
+ * size of the stack region. (Kernel change proposed: port.h declares
+ * port_stack_used() and tern_stats() reports it as max_stack_bytes.) */
+uint32_t port_stack_used(void);
+uint32_t port_stack_size(void);
+
+/* Instructions port_work(n) executes beyond n, counted from its first
+ * instruction to its return (bx lr); the caller adds its own bl and
+ * argument set-up (measured: 2 more, see docs/boards.md). */
+#define CM_WORK_OVERHEAD 4u
+
+#endif

@@ -1,0 +1,119 @@
+/* The board-independent half of tern/port.h on Cortex-M: interrupt
+ * masking, hardware dispatch for the stack model, idle, exact-length work,
+ * exit. The board half (board.c) is the console, clock and deadline. */
+#include "cm3.h"
+#include "cortex_m.h"
+#include "tern/port.h"
+
+/* Critical sections mask everything with PRIMASK. BASEPRI belongs to
+ * port_set_level alone, so neither can undo the other. */
+tern_irq_state port_irq_save(void)
+{
+    uint32_t s;
+    __asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(s)::"memory");
+    return s;
+}
+
+void port_irq_restore(tern_irq_state s)
+{
+    __asm volatile("msr primask, %0" ::"r"(s) : "memory");
+}
+
+void port_irq_enable(void) { __asm volatile("cpsie i" ::: "memory"); }
+
+/* Stack model, RTIC style: the NVIC is the scheduler. A message that must
+ * preempt pends its level's vector; the hardware takes it as soon as the
+ * running level (BASEPRI, or the active vector's own priority) is below it,
+ * i.e. right after the posting interrupt returns, by tail-chaining. */
+void port_dispatch(uint8_t level)
+{
+    uint8_t irq = board_level_irq[level];
+    NVIC_ISPR(irq) = NVIC_BIT(irq);
+    cm_dsb_isb();
+}
+
+void port_set_level(int8_t level)
+{
+    cm_set_basepri(level < 0 ? 0u : CM_PRIO_LEVEL(level));
+}
+
+/* The vector of a task level: run every queued message above the running
+ * level, nested on the main stack like any interrupt. */
+void cm_level_irq(void) { tern_sched_preempt(); }
+
+/* Spin rather than WFI: under QEMU -icount sleep=off a WFI advances
+ * virtual time by twice the time to the next deadline. The chosen sleep
+ * state is accounted by the kernel, not entered. */
+bool port_idle(uint8_t state, tern_time max_ticks)
+{
+    (void)state;
+    (void)max_ticks;
+    port_irq_enable();
+    while (tern_idle_waiting)
+        ;
+    __asm volatile("cpsid i" ::: "memory");
+    return true;
+}
+
+/* Exactly `cycles` instructions plus CM_WORK_OVERHEAD (4): lsrs, bcc, cbz
+ * and bx; the loop is 2 instructions per iteration and an odd count adds
+ * one nop. Under -icount every instruction is one unit of virtual time,
+ * taken branch or not. */
+__attribute__((naked)) void port_work(uint32_t cycles)
+{
+    (void)cycles;
+    __asm volatile("lsrs r1, r0, #1\n\t" /* r1 = cycles / 2, carry = cycles & 1 */
+                   "bcc 1f\n\t"
+                   "nop\n"
+                   "1:\n\t"
+                   "cbz r1, 3f\n"
+                   "2:\n\t"
+                   "subs r1, r1, #1\n\t"
+                   "bne 2b\n"
+                   "3:\n\t"
+                   "bx lr\n");
+}
+
+/* Semihosting SYS_EXIT_EXTENDED (0x20) with ADP_Stopped_ApplicationExit:
+ * QEMU (-semihosting-config enable=on,target=native) exits with `status`. */
+_Noreturn void port_exit(int status)
+{
+    __asm volatile("cpsid i" ::: "memory");
+    volatile uint32_t block[2] = {0x20026u, (uint32_t)status};
+    register uint32_t r0 __asm("r0") = 0x20u;
+    register volatile uint32_t *r1 __asm("r1") = block;
+    __asm volatile("bkpt 0xab" ::"r"(r0), "r"(r1) : "memory");
+    for (;;) /* no semihosting: stop here */
+        ;
+}
+
+/* --- Software-triggered device interrupts ------------------------------- */
+
+static cm_swirq_fn swirq_fn[CM_TEST_IRQS];
+static void *swirq_arg[CM_TEST_IRQS];
+
+void cm_swirq_set(unsigned k, cm_swirq_fn fn, void *arg)
+{
+    tern_irq_state s = port_irq_save();
+    swirq_fn[k] = fn;
+    swirq_arg[k] = arg;
+    port_irq_restore(s);
+}
+
+void cm_swirq_raise(unsigned k)
+{
+    NVIC_STIR = board_test_irq[k];
+    cm_dsb_isb();
+}
+
+void cm_test_irq(void)
+{
+    uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
+    unsigned k = 0;
+    while (k + 1 < CM_TEST_IRQS && board_test_irq[k] != irq)
+        k++;
+    tern_isr_enter();
+    if (swirq_fn[k])
+        swirq_fn[k](swirq_arg[k]);
+    tern_isr_exit();
+}
