@@ -44,10 +44,10 @@ class SampleStats:
     count: int
     mean: float
     sd: float
-    minimum: float
+    minimum: float | None  # None: not reported (the guest's idle aggregate)
     maximum: float
-    p50: float
-    p99: float
+    p50: float | None  # None: not known (an aggregate without a histogram)
+    p99: float | None
 
     def scaled(self, factor: float) -> SampleStats:
         """The same summary in another unit (every field is linear in the data)."""
@@ -55,10 +55,10 @@ class SampleStats:
             self.count,
             self.mean * factor,
             self.sd * factor,
-            self.minimum * factor,
+            None if self.minimum is None else self.minimum * factor,
             self.maximum * factor,
-            self.p50 * factor,
-            self.p99 * factor,
+            None if self.p50 is None else self.p50 * factor,
+            None if self.p99 is None else self.p99 * factor,
         )
 
 
@@ -154,3 +154,161 @@ def idle_period_stats(i_k: Sequence[float]) -> SampleStats | None:
 def arrival_rate(n: int, f_s: float = F_S_HZ) -> float:
     """lambda_n = (2^n - 1) * f_s (eq. 1), forwarding jobs per second."""
     return (2**n - 1) * f_s
+
+
+# --------------------------------------------------------------------------- in-guest aggregates
+#
+# The seed-000 guest does not print one record per job: at n = 8 that would
+# be 255 console lines per second of a 4 MHz CPU, and the UART time would
+# become part of what is measured. It keeps count, sum, sum of squares,
+# min, max and a log-linear histogram (bench/seed000/seed000.c, bucket_of)
+# and prints them once. Mean and sigma come out exact; percentiles come from
+# the histogram to within one bucket (<= 1/64 of the value at sub_bits 6).
+
+
+HIST_MAX_OCTAVE = 24  # bench/seed000/seed000.c: values of 2^25 ticks and more share the last bucket
+U32_LIMIT = 1 << 32  # the guest's values are uint32_t
+
+
+def hist_bucket_count(sub_bits: int, max_octave: int = HIST_MAX_OCTAVE) -> int:
+    """HIST_BUCKETS of seed000.c: 2^sub_bits exact buckets, then 2^sub_bits per octave."""
+    return ((max_octave - sub_bits + 1) << sub_bits) + (1 << sub_bits)
+
+
+def hist_bucket(value: int, sub_bits: int, max_octave: int = HIST_MAX_OCTAVE) -> int:
+    """The histogram bucket of a value: the Python twin of bucket_of() in seed000.c.
+
+    Values below 2^sub_bits have a bucket each; above, each octave [2^e, 2^(e+1))
+    is split into 2^sub_bits equal buckets. Octaves above max_octave all land in
+    the last bucket, as in the guest.
+    """
+    if not 0 <= value < U32_LIMIT:
+        raise ValueError(f"histogram values are uint32, not {value}")
+    if value < 1 << sub_bits:
+        return value
+    e = value.bit_length() - 1
+    if e > max_octave:
+        return hist_bucket_count(sub_bits, max_octave) - 1
+    mantissa = (value >> (e - sub_bits)) & ((1 << sub_bits) - 1)
+    return ((e - sub_bits + 1) << sub_bits) | mantissa
+
+
+def hist_bucket_range(bucket: int, sub_bits: int, max_octave: int = HIST_MAX_OCTAVE) -> tuple[int, int]:
+    """[low, high) of the values that fall into a bucket.
+
+    The last bucket also takes every larger uint32 (the guest's overflow rule),
+    so its high end is 2^32.
+    """
+    last = hist_bucket_count(sub_bits, max_octave) - 1
+    if not 0 <= bucket <= last:
+        raise ValueError(f"bucket must be in 0..{last}, not {bucket}")
+    if bucket < 1 << sub_bits:
+        return bucket, bucket + 1
+    e = (bucket >> sub_bits) - 1 + sub_bits
+    mantissa = bucket & ((1 << sub_bits) - 1)
+    width = 1 << (e - sub_bits)
+    low = ((1 << sub_bits) + mantissa) * width
+    return low, U32_LIMIT if bucket == last else low + width
+
+
+def hist_percentile(
+    hist: dict[int, int], p: float, sub_bits: int, lo: float, hi: float, max_octave: int = HIST_MAX_OCTAVE
+) -> float | None:
+    """Nearest-rank percentile from a histogram {bucket: count}.
+
+    The rank is found exactly; the value is the middle of the bucket's values
+    that lie within the measured [lo, hi] (so a bucket one value wide, or a
+    sample whose min and max share a bucket edge, gives an exact value).
+    None for an empty histogram.
+    """
+    if not 0 < p <= 100:
+        raise ValueError(f"percentile must be in (0, 100], not {p}")
+    total = sum(hist.values())
+    if total == 0:
+        return None
+    rank = max(1, math.ceil(p / 100 * total))
+    seen = 0
+    for bucket in sorted(hist):
+        seen += hist[bucket]
+        if seen >= rank:
+            low, high = hist_bucket_range(bucket, sub_bits, max_octave)
+            first, last = max(low, lo), min(high - 1, hi)
+            if first > last:  # the bucket lies outside [lo, hi]: the data contradict each other
+                raise ValueError(f"bucket {bucket} [{low}, {high}) lies outside the measured range [{lo}, {hi}]")
+            return (first + last) / 2
+    raise AssertionError("unreachable: rank <= total")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """count, sum, sum of squares, min and max of integer samples, as the guest keeps them.
+
+    minimum is None when the guest does not report it (its idle aggregate
+    prints no minimum). The constructor refuses numbers no real sample can
+    produce, with a ValueError that names the broken relation.
+    """
+
+    count: int
+    total: int
+    total_sq: int
+    minimum: int | None
+    maximum: int
+
+    def __post_init__(self) -> None:
+        low = 0 if self.minimum is None else self.minimum
+        if min(self.count, self.total, self.total_sq, low, self.maximum) < 0:
+            raise ValueError(f"aggregate fields must be non-negative: {self}")
+        if not self.count:
+            if self.total or self.total_sq:
+                raise ValueError(f"aggregate of no samples has sum {self.total}, sum of squares {self.total_sq}")
+            return
+        if low > self.maximum:
+            raise ValueError(f"aggregate min {low} > max {self.maximum}")
+        if not self.count * low <= self.total <= self.count * self.maximum:
+            raise ValueError(
+                f"aggregate sum {self.total} is outside count*[min, max] = [{self.count * low}, {self.count * self.maximum}]"
+            )
+        # Cauchy-Schwarz: count * sum(x^2) >= sum(x)^2 for any real data; and x^2 <= max * x.
+        if self.count * self.total_sq < self.total * self.total:
+            raise ValueError(f"aggregate is inconsistent: {self.count} * {self.total_sq} < {self.total}^2")
+        if self.total_sq > self.maximum * self.total:
+            raise ValueError(f"aggregate sum of squares {self.total_sq} exceeds max * sum = {self.maximum * self.total}")
+
+    @classmethod
+    def of(cls, values: Sequence[int]) -> Aggregate:
+        """The aggregate the guest would print for these values."""
+        if not values:
+            return cls(0, 0, 0, 0, 0)
+        return cls(len(values), sum(values), sum(v * v for v in values), min(values), max(values))
+
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+    def population_sd(self) -> float | None:
+        """sqrt(sum x^2 / N - mean^2), computed exactly in integers before the root."""
+        if not self.count:
+            return None
+        return math.sqrt(self.count * self.total_sq - self.total * self.total) / self.count
+
+
+def aggregate_stats(
+    agg: Aggregate, hist: dict[int, int] | None = None, sub_bits: int = 6, max_octave: int = HIST_MAX_OCTAVE
+) -> SampleStats | None:
+    """SampleStats from an aggregate; p50/p99 from the histogram (or None without one).
+
+    minimum is None when the aggregate has none. The histogram must hold
+    exactly agg.count samples (ValueError otherwise).
+    """
+    if not agg.count:
+        return None
+    m = agg.mean()
+    sd = agg.population_sd()
+    assert m is not None and sd is not None
+    p50 = p99 = None
+    if hist:
+        if sum(hist.values()) != agg.count:
+            raise ValueError(f"histogram holds {sum(hist.values())} samples, the aggregate {agg.count}")
+        lo = 0 if agg.minimum is None else agg.minimum
+        p50 = hist_percentile(hist, 50, sub_bits, lo, agg.maximum, max_octave)
+        p99 = hist_percentile(hist, 99, sub_bits, lo, agg.maximum, max_octave)
+    return SampleStats(agg.count, m, sd, agg.minimum, agg.maximum, p50, p99)
