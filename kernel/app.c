@@ -241,3 +241,10 @@ void app_finalize_done(tern_task_id id)
     t->state = TASK_EMPTY;
     t->desc = NULL;
 }
+
+const char *tern_task_name(tern_task_id id)
+{
+    if (id >= TERN_MAX_TASKS || tern_tasks[id].state == TASK_EMPTY)
+        return "?";
+    return tern_tasks[id].desc->name;
+}

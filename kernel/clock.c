@@ -27,3 +27,13 @@ tern_time tern_now(void)
 }
 
 uint32_t tern_clock_hz(void) { return port_board.clock_hz; }
+
+uint64_t tern_ticks_to_cycles(tern_time ticks)
+{
+    return ticks * port_board.cycles_per_tick_num / port_board.cycles_per_tick_den;
+}
+
+tern_time tern_cycles_to_ticks(uint64_t cycles)
+{
+    return cycles * port_board.cycles_per_tick_den / port_board.cycles_per_tick_num;
+}

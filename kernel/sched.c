@@ -34,7 +34,11 @@ tern_task_id tern_self(void) { return isr_nesting ? TERN_NO_TASK : running_task;
 
 bool sched_in_isr(void) { return isr_nesting > 0; }
 
-const tern_counters *tern_stats(void) { return &tern_counters_; }
+const tern_counters *tern_stats(void)
+{
+    tern_counters_.max_stack_bytes = port_stack_used();
+    return &tern_counters_;
+}
 
 void tern_stats_reset(void)
 {
@@ -172,6 +176,24 @@ void tern_sched_preempt(void)
 {
     tern_irq_state s = port_irq_save();
     drain_above(running_level);
+    port_irq_restore(s);
+}
+
+/* The exception that runs a level's messages has that level's priority, so
+ * it must not run a lower message itself: nothing of the levels in between
+ * could preempt it. It leaves the highest remaining message to its own
+ * vector, which the hardware takes when this one returns. */
+void tern_sched_dispatch_level(uint8_t level)
+{
+    tern_irq_state s = port_irq_save();
+    int8_t floor = running_level;
+    tern_msg *m;
+    while ((m = pick(floor)) != NULL && m->prio >= level) {
+        unlink(m);
+        run_msg(m);
+    }
+    if (m)
+        port_dispatch(m->prio);
     port_irq_restore(s);
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "tern/config.h"
+#include "tern/port.h"
 #include "tern/types.h"
 
 #define CM_PRIO_DEVICE 0x00u
@@ -42,26 +43,16 @@ extern uint32_t __stack_top[];
         cm_unexpected_irq /* DebugMonitor */, 0, cm_unexpected_irq /* PendSV */, (systick)
 
 /* Provided by each board. */
-#define CM_TEST_IRQS 2
 extern const cm_vector board_vectors[];
-/* One otherwise unused external interrupt per task level, and two for the
- * software-triggered test interrupts (IRQ numbers, vector = 16 + IRQ). */
+/* One otherwise unused external interrupt per task level, and one per
+ * software-triggered interrupt, pended by port_swirq_raise() through NVIC
+ * STIR (IRQ numbers, vector = 16 + IRQ). */
 extern const uint8_t board_level_irq[TERN_PRIO_LEVELS];
-extern const uint8_t board_test_irq[CM_TEST_IRQS];
+extern const uint8_t board_test_irq[TERN_SWIRQS];
 /* Console, clock and deadline hardware; called by cm_reset before main(). */
 void board_init(void);
 
-/* Software-triggered device interrupts (tests, demos): cm_swirq_raise(k)
- * pends test interrupt k through NVIC STIR; its handler runs fn(arg)
- * between tern_isr_enter() and tern_isr_exit(), exactly like a driver. */
-typedef void (*cm_swirq_fn)(void *arg);
-void cm_swirq_set(unsigned k, cm_swirq_fn fn, void *arg);
-void cm_swirq_raise(unsigned k);
-
-/* Main stack: painted at reset; the deepest use so far in bytes, and the
- * size of the stack region. (Kernel change proposed: port.h declares
- * port_stack_used() and tern_stats() reports it as max_stack_bytes.) */
-uint32_t port_stack_used(void);
+/* Size of the main stack region (its deepest use: port_stack_used()). */
 uint32_t port_stack_size(void);
 
 /* Instructions port_work(n) executes beyond n, counted from its first

@@ -37,9 +37,16 @@ void port_set_level(int8_t level)
     cm_set_basepri(level < 0 ? 0u : CM_PRIO_LEVEL(level));
 }
 
-/* The vector of a task level: run every queued message above the running
- * level, nested on the main stack like any interrupt. */
-void cm_level_irq(void) { tern_sched_preempt(); }
+/* The vector of a task level: run that level's queued messages, nested
+ * on the main stack like any interrupt. */
+void cm_level_irq(void)
+{
+    uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
+    uint8_t level = 0;
+    while (level + 1 < TERN_PRIO_LEVELS && board_level_irq[level] != irq)
+        level++;
+    tern_sched_dispatch_level(level);
+}
 
 /* Spin rather than WFI: under QEMU -icount sleep=off a WFI advances
  * virtual time by twice the time to the next deadline. The chosen sleep
@@ -89,10 +96,10 @@ _Noreturn void port_exit(int status)
 
 /* --- Software-triggered device interrupts ------------------------------- */
 
-static cm_swirq_fn swirq_fn[CM_TEST_IRQS];
-static void *swirq_arg[CM_TEST_IRQS];
+static tern_swirq_fn swirq_fn[TERN_SWIRQS];
+static void *swirq_arg[TERN_SWIRQS];
 
-void cm_swirq_set(unsigned k, cm_swirq_fn fn, void *arg)
+void port_swirq_set(unsigned k, tern_swirq_fn fn, void *arg)
 {
     tern_irq_state s = port_irq_save();
     swirq_fn[k] = fn;
@@ -100,7 +107,7 @@ void cm_swirq_set(unsigned k, cm_swirq_fn fn, void *arg)
     port_irq_restore(s);
 }
 
-void cm_swirq_raise(unsigned k)
+void port_swirq_raise(unsigned k)
 {
     NVIC_STIR = board_test_irq[k];
     cm_dsb_isb();
@@ -110,7 +117,7 @@ void cm_test_irq(void)
 {
     uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
     unsigned k = 0;
-    while (k + 1 < CM_TEST_IRQS && board_test_irq[k] != irq)
+    while (k + 1 < TERN_SWIRQS && board_test_irq[k] != irq)
         k++;
     tern_isr_enter();
     if (swirq_fn[k])

@@ -34,7 +34,7 @@ static void exceptions_init(void)
         NVIC_ICPR(irq) = NVIC_BIT(irq);
         NVIC_ISER(irq) = NVIC_BIT(irq);
     }
-    for (int k = 0; k < CM_TEST_IRQS; k++) {
+    for (int k = 0; k < TERN_SWIRQS; k++) {
         uint8_t irq = board_test_irq[k];
         NVIC_IPR8(irq) = CM_PRIO_DEVICE;
         NVIC_ICPR(irq) = NVIC_BIT(irq);
@@ -76,7 +76,7 @@ static void check_vectors(void)
             port_exit(CM_EXIT_FAULT);
         }
     }
-    for (int k = 0; k < CM_TEST_IRQS; k++) {
+    for (int k = 0; k < TERN_SWIRQS; k++) {
         if (board_vectors[16 + board_test_irq[k]] != cm_test_irq) {
             tern_printf("tern: vector of IRQ %u (test interrupt %d) is not cm_test_irq\n",
                         board_test_irq[k], k);
@@ -132,7 +132,7 @@ __attribute__((used, noreturn)) static void fault_report(const uint32_t *frame)
     if (task == TERN_NO_TASK)
         tern_printf("  task=none (interrupt or idle)\n");
     else
-        tern_printf("  task=%u\n", task);
+        tern_printf("  task=%s (id %u)\n", tern_task_name(task), task);
     port_exit(CM_EXIT_FAULT);
 }
 

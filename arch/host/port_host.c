@@ -190,3 +190,6 @@ void port_putc(char c)
 }
 
 void port_exit(int status) { exit(status); }
+
+/* Host tests run on the process stack, which is not painted. */
+uint32_t port_stack_used(void) { return 0; }

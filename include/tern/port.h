@@ -58,6 +58,19 @@ extern volatile uint8_t tern_idle_waiting;
  * it. Benchmarks build their workloads from it. */
 void port_work(uint32_t cycles);
 
+/* Software-triggered device interrupts, for tests and demos (not on the
+ * host port, which injects interrupts by time instead): after
+ * port_swirq_raise(k) interrupt k is pending, and its handler runs fn(arg)
+ * between tern_isr_enter() and tern_isr_exit(), exactly like a driver. */
+#define TERN_SWIRQS 2
+typedef void (*tern_swirq_fn)(void *arg);
+void port_swirq_set(unsigned k, tern_swirq_fn fn, void *arg);
+void port_swirq_raise(unsigned k);
+
+/* Deepest use of the main stack so far in bytes (the port paints it at
+ * reset), 0 if the port cannot tell. Reported as max_stack_bytes. */
+uint32_t port_stack_used(void);
+
 void port_putc(char c);
 _Noreturn void port_exit(int status);
 
@@ -66,5 +79,7 @@ void tern_isr_enter(void);
 void tern_isr_exit(void);
 void tern_clock_isr(void);
 void tern_sched_preempt(void);
+/* Hardware-dispatch ports: the vector of task level `level` was taken. */
+void tern_sched_dispatch_level(uint8_t level);
 
 #endif

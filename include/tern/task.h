@@ -9,6 +9,9 @@
 /* The task whose handler is running, TERN_NO_TASK in interrupt or idle. */
 tern_task_id tern_self(void);
 
+/* The name in the application description, "?" for an unknown id. */
+const char *tern_task_name(tern_task_id id);
+
 /* Post through the running task's routing table (output port -> task/port
  * or multicast group). With TERN_MSG_HEAP the payload must be a heap block
  * owned by the sender; ownership travels with the message. */

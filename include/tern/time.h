@@ -11,12 +11,19 @@ tern_time tern_now(void);
 /* Ticks per second of the board clock (virtual time on emulated boards). */
 uint32_t tern_clock_hz(void);
 
+/* Board ticks <-> cycles of the CPU being studied (instructions on QEMU
+ * boards, where one instruction stands for one cycle of the 4 MHz sensor
+ * CPU), through the board's exact ratio; rounded down. */
+uint64_t tern_ticks_to_cycles(tern_time ticks);
+tern_time tern_cycles_to_ticks(uint64_t cycles);
+
 struct tern_alarm;
 typedef void (*tern_alarm_fn)(struct tern_alarm *alarm, void *arg);
 
 /* An alarm calls fn in interrupt context at its deadline. Owned by the
  * caller; periodic alarms are re-armed from their previous deadline so they
- * never drift. */
+ * never drift. A periodic alarm is re-armed before fn runs: inside fn,
+ * alarm->deadline is already the next one. */
 typedef struct tern_alarm {
     struct tern_alarm *next;
     tern_time deadline;
