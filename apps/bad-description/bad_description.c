@@ -1,0 +1,35 @@
+/* An application description with a route to a task that does not exist:
+ * the kernel must refuse it before anything runs, naming the task and the
+ * field, and the program exits with status 1. */
+#include "tern/port.h"
+#include "tern/tern.h"
+
+static tern_status sink(void *state, tern_msg *m)
+{
+    (void)state;
+    (void)m;
+    tern_printf("bad-description: a handler ran although the description is invalid\n");
+    port_exit(2);
+}
+
+int main(void)
+{
+    static const tern_route routes[] = {TERN_TO_TASK(7, TERN_PORT_APP(0))};
+    static const tern_task_desc tasks[] = {
+        {.name = "sensor", .id = 0, .priority = 2, .handler = sink, .n_out_ports = 1,
+         .routes = routes},
+        {.name = "radio", .id = 1, .priority = 4, .handler = sink, .n_in_ports = 1},
+    };
+    static const tern_app_desc app = {.name = "bad", .tasks = tasks, .n_tasks = 2};
+    tern_app_error err;
+
+    tern_init();
+    tern_status st = tern_app_start(&app, &err);
+    if (st == TERN_OK) {
+        tern_printf("bad-description: the description was accepted\n");
+        return 2;
+    }
+    tern_printf("refused: %s: %s (task %d, field %s)\n", tern_status_name(st), err.text,
+                err.task_index, err.field);
+    return 1;
+}
