@@ -1,13 +1,18 @@
 """The seed-000 benchmark: TinyOS-vs-MANTIS scenario swept over models, n and l_s.
 
-Guest side (bench/seed000, one ELF per board and model): it reads its run
-parameters from the .tern_params section, runs the scenario for `samples`
-sensing periods of 1 s and prints
+Guest side (bench/seed000/seed000.c, one ELF per board and model): it reads
+its run parameters from the .tern_params section, runs the scenario for
+`samples` sensing periods of 1 s, keeps aggregates of the forwarding job
+times e and the idle periods i_k in the guest (printing one line per job
+would put the UART into what is measured) and prints them once at the end,
+all times in board ticks:
 
     SEED000 BEGIN model=<m> n=<n> ls_ms=<l> samples=<K> seed=<s>
-    J <e>        one forwarding job, e = stop - start in board ticks
-    I <i>        one idle period in board ticks
-    SEED000 END T=<ticks> arrivals=<a> jobs=<j> sensing=<s> ctx=<c> preempt=<p> dropped=<d> trace_cost=<ticks>
+    SEED000 HIST sub_bits=<b>
+    H <bucket> <count>        one line per used bucket of the e histogram
+    SEED000 END T=<ticks> arrivals= jobs= sensing= e_sum= e_sumsq= e_min= e_max=
+                idle_sum= idle_count= idle_sumsq= idle_max= ctx= preempt=
+                dropped= max_queue= trace_cost=
 
 Host side (this module): build each model, patch the parameters of every
 configuration into a copy of the ELF, run the copies in parallel, parse the
@@ -15,9 +20,8 @@ logs and turn ticks into the paper's metrics (terntools.metrics). Times are
 reported in microseconds of the scenario's 4 MHz CPU: ticks -> cycles with the
 board's exact cycles_per_tick, cycles -> us as cycles * 1e6 / cpu_hz.
 
-trace_cost (ticks one trace event costs) is reported as measured; the guest
-is the one that subtracts it from its J/I records, as seed 000 subtracted its
-measurement overhead.
+trace_cost (ticks one trace event costs) is reported as measured; benchmark
+builds compile the trace ring out, so nothing needs subtracting from e or i_k.
 """
 from __future__ import annotations
 
@@ -28,12 +32,12 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from terntools import metrics
-from terntools.boards import Board
+from terntools import arrivals, metrics
+from terntools.boards import UNITS, Board
 from terntools.errors import TernError, UsageError
 from terntools.progress import Progress
 from terntools.runner import RunResult, run_image
@@ -154,97 +158,192 @@ def build_model(board: Board, model: str, root: Path) -> Path | None:
 
 @dataclass
 class GuestLog:
-    """What one seed-000 guest printed, still in board ticks."""
+    """What one seed-000 guest printed, still in board ticks.
+
+    e: the forwarding job times (count = jobs); idle: the idle periods inside
+    the measurement window (the guest reports no minimum for them); hist: the
+    job-time histogram {bucket: count} of bucket_of() in seed000.c.
+    """
 
     model: str
     n: int
     ls_ms: int
     samples: int
     seed: int
-    job_ticks: list[int] = field(default_factory=list)
-    idle_ticks: list[int] = field(default_factory=list)
-    T: int = 0
-    arrivals: int = 0
-    jobs: int = 0
-    sensing: int = 0
-    ctx: int = 0
-    preempt: int = 0
-    dropped: int = 0
-    trace_cost: int = 0
+    hist_sub_bits: int
+    hist: dict[int, int]
+    T: int
+    arrivals: int
+    jobs: int
+    sensing: int
+    e: metrics.Aggregate
+    idle: metrics.Aggregate
+    ctx: int
+    preempt: int
+    dropped: int
+    max_queue: int
+    trace_cost: int
+
+    @property
+    def hist_jobs(self) -> int:
+        return sum(self.hist.values())
 
 
+BEGIN = "SEED000 BEGIN"
+HIST = "SEED000 HIST"
+END = "SEED000 END"
 BEGIN_KEYS = ("model", "n", "ls_ms", "samples", "seed")
-END_KEYS = ("T", "arrivals", "jobs", "sensing", "ctx", "preempt", "dropped", "trace_cost")
-_RECORD = re.compile(r"([JI]) (\d+)")
+HIST_KEYS = ("sub_bits",)
+END_KEYS = (
+    "T", "arrivals", "jobs", "sensing", "e_sum", "e_sumsq", "e_min", "e_max",
+    "idle_sum", "idle_count", "idle_sumsq", "idle_max", "ctx", "preempt", "dropped", "max_queue", "trace_cost",
+)  # fmt: skip
+_DECIMAL = re.compile(r"[0-9]+")
 
 
 def _fields(text: str, keys: Sequence[str], where: str) -> dict[str, str]:
+    """key=value items of a header line; every key of keys must be there once.
+
+    Keys the parser does not know are allowed (a newer guest may add some).
+    """
     found: dict[str, str] = {}
     for item in text.split():
         key, sep, value = item.partition("=")
-        if not sep:
+        if not sep or not key:
             raise Seed000Error(f"{where}: expected key=value, got {item!r}")
+        if key in found:
+            raise Seed000Error(f"{where}: field {key} appears twice")
         found[key] = value
     missing = [k for k in keys if k not in found]
     if missing:
-        raise Seed000Error(f"{where}: missing {', '.join(missing)}")
+        raise Seed000Error(f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     return found
 
 
 def _int(fields: dict[str, str], key: str, where: str) -> int:
+    value = fields[key]
+    if not _DECIMAL.fullmatch(value):
+        raise Seed000Error(f"{where}: field {key}={value!r} is not a non-negative decimal integer")
+    return int(value)
+
+
+def _hist_line(line: str, log_sub_bits: int | None, hist: dict[int, int], where: str) -> None:
+    """One 'H <bucket> <count>' line into hist."""
+    if log_sub_bits is None:
+        raise Seed000Error(f"{where}: histogram line {line!r} before the '{HIST}' line")
+    parts = line.split()
+    if len(parts) != 3 or not all(_DECIMAL.fullmatch(p) for p in parts[1:]):
+        raise Seed000Error(f"{where}: malformed histogram line {line!r} (expected 'H <bucket> <count>')")
+    bucket, count = int(parts[1]), int(parts[2])
+    buckets = metrics.hist_bucket_count(log_sub_bits)
+    if bucket >= buckets:
+        raise Seed000Error(f"{where}: histogram bucket {bucket} is out of range (sub_bits={log_sub_bits} has {buckets})")
+    if bucket in hist:
+        raise Seed000Error(f"{where}: histogram bucket {bucket} appears twice")
+    if count == 0:
+        raise Seed000Error(f"{where}: histogram bucket {bucket} has count 0 (the guest prints only used buckets)")
+    hist[bucket] = count
+
+
+def _aggregate(f: dict[str, str], prefix: str, count_key: str, has_min: bool, where: str) -> metrics.Aggregate:
+    keys = (count_key, f"{prefix}_sum", f"{prefix}_sumsq", f"{prefix}_max")
+    count, total, total_sq, maximum = (_int(f, k, where) for k in keys)
+    minimum = _int(f, f"{prefix}_min", where) if has_min else None
     try:
-        value = int(fields[key])
-    except ValueError:
-        raise Seed000Error(f"{where}: {key}={fields[key]!r} is not a decimal integer") from None
-    if value < 0:
-        raise Seed000Error(f"{where}: {key}={value} is negative")
-    return value
+        return metrics.Aggregate(count, total, total_sq, minimum, maximum)
+    except ValueError as exc:
+        fields = ", ".join(f"{k}={f[k]}" for k in (*keys, *((f"{prefix}_min",) if has_min else ())))
+        raise Seed000Error(f"{where}: the {prefix} aggregate ({fields}) is impossible: {exc}") from None
 
 
 def parse_guest_log(text: str) -> GuestLog:
-    """Parse the console of one seed-000 run.
+    """Parse the console of one seed-000 run (format: bench/seed000/seed000.c).
 
-    Lines outside BEGIN..END, and lines inside that are neither J nor I
-    records (trace lines, kernel messages), are ignored. A malformed record,
-    a missing BEGIN or END, or a second BEGIN is an error naming the line.
+        SEED000 BEGIN model=<m> n=<n> ls_ms=<l> samples=<K> seed=<s>
+        SEED000 HIST sub_bits=<b>
+        H <bucket> <count>          one line per used bucket of the job-time histogram
+        SEED000 END T=<ticks> arrivals= jobs= sensing= e_sum= e_sumsq= e_min= e_max=
+                    idle_sum= idle_count= idle_sumsq= idle_max= ctx= preempt= dropped=
+                    max_queue= trace_cost=
+
+    Times are board ticks. Lines before BEGIN and after END, and other lines
+    in between (kernel messages), are ignored. A missing or repeated header
+    line, a malformed H line, a missing or non-numeric field, an aggregate no
+    real data can produce, or a histogram that does not hold exactly `jobs`
+    jobs is a Seed000Error naming the line and the field.
     """
-    log: GuestLog | None = None
-    ended = False
+    begin: dict[str, str] | None = None
+    begin_where = ""
+    sub_bits: int | None = None
+    hist: dict[int, int] = {}
+    end: dict[str, str] | None = None
+    end_where = ""
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip("\r")
         where = f"line {number}"
-        if line.startswith("SEED000 BEGIN"):
-            if log is not None:
-                raise Seed000Error(f"{where}: a second SEED000 BEGIN")
-            f = _fields(line[len("SEED000 BEGIN") :], BEGIN_KEYS, where)
-            log = GuestLog(
-                model=f["model"], n=_int(f, "n", where), ls_ms=_int(f, "ls_ms", where),
-                samples=_int(f, "samples", where), seed=_int(f, "seed", where),
-            )  # fmt: skip
-        elif log is None or ended:
+        if line.startswith(BEGIN):
+            if begin is not None:
+                raise Seed000Error(f"{where}: a second '{BEGIN}' line")
+            begin = _fields(line[len(BEGIN) :], BEGIN_KEYS, where)
+            begin_where = where
+            for key in BEGIN_KEYS[1:]:
+                _int(begin, key, where)
+        elif begin is None or end is not None:
             continue
-        elif line.startswith("SEED000 END"):
-            f = _fields(line[len("SEED000 END") :], END_KEYS, where)
-            log.T = _int(f, "T", where)
-            log.arrivals = _int(f, "arrivals", where)
-            log.jobs = _int(f, "jobs", where)
-            log.sensing = _int(f, "sensing", where)
-            log.ctx = _int(f, "ctx", where)
-            log.preempt = _int(f, "preempt", where)
-            log.dropped = _int(f, "dropped", where)
-            log.trace_cost = _int(f, "trace_cost", where)
-            ended = True
-        elif line.startswith(("J ", "I ")):
-            m = _RECORD.fullmatch(line.strip())
-            if not m:
-                raise Seed000Error(f"{where}: malformed record {line!r} (expected 'J <ticks>' or 'I <ticks>')")
-            (log.job_ticks if m.group(1) == "J" else log.idle_ticks).append(int(m.group(2)))
-    if log is None:
-        raise Seed000Error("no 'SEED000 BEGIN' line in the guest output")
-    if not ended:
-        raise Seed000Error("no 'SEED000 END' line in the guest output (did the run stop early?)")
-    if log.T <= 0:
-        raise Seed000Error(f"experiment duration T={log.T} must be positive")
+        elif line.startswith(HIST):
+            if sub_bits is not None:
+                raise Seed000Error(f"{where}: a second '{HIST}' line")
+            sub_bits = _int(_fields(line[len(HIST) :], HIST_KEYS, where), "sub_bits", where)
+            if not 1 <= sub_bits <= metrics.HIST_MAX_OCTAVE:
+                raise Seed000Error(f"{where}: field sub_bits={sub_bits} must be 1..{metrics.HIST_MAX_OCTAVE}")
+        elif line.startswith(END):
+            end = _fields(line[len(END) :], END_KEYS, where)
+            end_where = where
+        elif line.startswith("SEED000"):
+            raise Seed000Error(f"{where}: unknown seed-000 line {line!r}")
+        elif line.startswith("H ") or line == "H":
+            _hist_line(line, sub_bits, hist, where)
+    if begin is None:
+        raise Seed000Error(f"no '{BEGIN}' line in the guest output")
+    if sub_bits is None:
+        raise Seed000Error(f"no '{HIST}' line after '{BEGIN}' ({begin_where}) in the guest output")
+    if end is None:
+        raise Seed000Error(f"no '{END}' line in the guest output (did the run stop early?)")
+    where = end_where
+    log = GuestLog(
+        model=begin["model"],
+        n=int(begin["n"]),
+        ls_ms=int(begin["ls_ms"]),
+        samples=int(begin["samples"]),
+        seed=int(begin["seed"]),
+        hist_sub_bits=sub_bits,
+        hist=hist,
+        T=_int(end, "T", where),
+        arrivals=_int(end, "arrivals", where),
+        jobs=_int(end, "jobs", where),
+        sensing=_int(end, "sensing", where),
+        e=_aggregate(end, "e", "jobs", True, where),
+        idle=_aggregate(end, "idle", "idle_count", False, where),
+        ctx=_int(end, "ctx", where),
+        preempt=_int(end, "preempt", where),
+        dropped=_int(end, "dropped", where),
+        max_queue=_int(end, "max_queue", where),
+        trace_cost=_int(end, "trace_cost", where),
+    )
+    if log.T == 0:
+        raise Seed000Error(f"{where}: field T=0: the measurement window must be positive")
+    if log.idle.total > log.T:
+        raise Seed000Error(f"{where}: field idle_sum={log.idle.total} exceeds the window T={log.T}")
+    if log.hist_jobs != log.jobs:
+        raise Seed000Error(f"{where}: the histogram holds {log.hist_jobs} jobs but field jobs={log.jobs}")
+    if log.jobs:
+        low = metrics.hist_bucket(log.e.minimum or 0, sub_bits)
+        high = metrics.hist_bucket(min(log.e.maximum, metrics.U32_LIMIT - 1), sub_bits)
+        if min(hist) != low or max(hist) != high:
+            raise Seed000Error(
+                f"{where}: fields e_min={log.e.minimum}, e_max={log.e.maximum} fall in buckets {low}..{high}, "
+                f"but the histogram spans buckets {min(hist)}..{max(hist)}"
+            )
     return log
 
 
@@ -254,15 +353,20 @@ def parse_guest_log(text: str) -> GuestLog:
 def summarize(log: GuestLog, board: Board) -> dict[str, Any]:
     """One run record of the JSON: the seed-000 metrics of a parsed log.
 
-    Times in us of the cpu_hz CPU, idle figures in percent. E_t/I_p and their
-    statistics are None when the run had no job / no idle period.
+    Times are microseconds of the scenario's CPU (board.cpu_hz, 4 MHz): board
+    ticks -> cycles (QEMU: instructions) with the board's exact cycles_per_tick,
+    then cycles * 1e6 / cpu_hz. Idle figures in percent. E_t and I_p and their
+    statistics are None when the run had no job / no idle period. E_t_p50 and
+    E_t_p99 come from the histogram: exact rank, value to within one bucket.
+    expected_arrivals is what the host twin of the guest's generator
+    (terntools.arrivals) says the configuration must produce.
     """
     us_per_tick = board.ticks_to_us(1)
-    et = metrics.job_time_stats(log.job_ticks)
-    ip = metrics.idle_period_stats(log.idle_ticks)
+    et = metrics.aggregate_stats(log.e, log.hist, log.hist_sub_bits)
+    ip = metrics.aggregate_stats(log.idle)
     et_us = et.scaled(us_per_tick) if et else None
     ip_us = ip.scaled(us_per_tick) if ip else None
-    i_t = metrics.idle_percentage(log.idle_ticks, log.T)
+    i_t = metrics.idle_percentage([log.idle.total], log.T)
     l_s_cycles = log.ls_ms * board.cpu_hz / 1000
     i_max = metrics.max_idle_percentage(log.n, l_s_cycles, metrics.L_P_CYCLES, metrics.F_S_HZ, board.cpu_hz)
     return {
@@ -272,10 +376,12 @@ def summarize(log: GuestLog, board: Board) -> dict[str, Any]:
         "samples": log.samples,
         "seed": log.seed,
         "arrivals": log.arrivals,
+        "expected_arrivals": arrivals.arrival_count(log.seed, log.n, log.samples, board.cpu_hz),
         "jobs": log.jobs,
-        "job_records": len(log.job_ticks),
+        "hist_jobs": log.hist_jobs,
         "E_t": et_us.mean if et_us else None,
         "E_t_sd": et_us.sd if et_us else None,
+        "E_t_min": et_us.minimum if et_us else None,
         "E_t_max": et_us.maximum if et_us else None,
         "E_t_p50": et_us.p50 if et_us else None,
         "E_t_p99": et_us.p99 if et_us else None,
@@ -284,13 +390,15 @@ def summarize(log: GuestLog, board: Board) -> dict[str, Any]:
         "I_o": metrics.os_overhead(i_max, i_t),
         "I_p": ip_us.mean if ip_us else None,
         "I_p_sd": ip_us.sd if ip_us else None,
-        "idle_periods": len(log.idle_ticks),
+        "I_p_max": ip_us.maximum if ip_us else None,
+        "idle_periods": log.idle.count,
         "T_s": float(board.ticks_to_cycles(log.T)) / board.cpu_hz,
         "T_ticks": log.T,
         "sensing": log.sensing,
         "ctx_switches": log.ctx,
         "preemptions": log.preempt,
         "dropped": log.dropped,
+        "max_queue": log.max_queue,
         "trace_cost_us": log.trace_cost * us_per_tick,
     }
 
@@ -302,44 +410,126 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def check_run(run: dict[str, Any], tolerance: float = 0.1) -> list[str]:
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+COUNT_KEYS = ("n", "l_s_ms", "jobs", "ctx_switches", "preemptions", "dropped", "arrivals", "idle_periods")
+PERCENT_KEYS = ("I_t", "I_max", "I_o")
+JOB_TIME_KEYS = ("E_t", "E_t_sd", "E_t_max", "E_t_p99", "E_t_p50")
+IDLE_TIME_KEYS = ("I_p", "I_p_sd")
+
+
+def check_run(run: dict[str, Any], tolerance: float = 0.1, cpu_hz: int = metrics.S_CPU_HZ) -> list[str]:
     """Problems with one run record; empty when it is consistent.
 
-    - every key of RUN_KEYS is present;
-    - I_t <= I_max + tolerance (percentage points): no OS can idle more than
-      the ideal one of eq. 4;
-    - jobs <= arrivals, and jobs == arrivals when nothing was dropped;
-    - as many J records as the guest counted jobs (when job_records is there).
+    - every key of RUN_KEYS is present, counts are non-negative integers,
+      percentages numbers, times numbers (or null exactly when there was no
+      job / no idle period);
+    - jobs <= arrivals, and arrivals equals the host twin's
+      expected_arrivals when the record has it;
+    - the histogram held every job (hist_jobs == jobs, when present);
+    - the job times are ordered: min <= p50 <= p99 <= max, min <= E_t <= max,
+      and no job was shorter than its own l_p of work (with 1 % slack);
+    - I_max is eq. 4 for the record's n and l_s at cpu_hz; I_o = I_max - I_t;
+      0 <= I_t <= I_max + tolerance (percentage points): no OS idles more
+      than the ideal one;
+    - the sensing task ran at most once per sample, and every message that
+      was sent but not handled (arrivals - jobs, samples - sensing) is
+      counted in dropped.
     """
     where = f"{run.get('model', '?')} n={run.get('n', '?')} l_s={run.get('l_s_ms', '?')}ms"
     problems = [f"{where}: key {key!r} is missing" for key in RUN_KEYS if key not in run]
     if problems:
         return problems
-    if run["E_t"] is not None and not _is_number(run["E_t"]):
-        problems.append(f"{where}: E_t is not a number")
-    if _is_number(run["I_t"]) and _is_number(run["I_max"]) and run["I_t"] > run["I_max"] + tolerance:
+    problems += [f"{where}: {k} = {run[k]!r} is not a non-negative integer" for k in COUNT_KEYS if not _is_count(run[k])]
+    problems += [f"{where}: {k} = {run[k]!r} is not a number" for k in PERCENT_KEYS if not _is_number(run[k])]
+    for keys, have in ((JOB_TIME_KEYS, "jobs"), (IDLE_TIME_KEYS, "idle_periods")):
+        for k in keys:
+            value = run[k]
+            if value is None:
+                if _is_count(run[have]) and run[have] > 0:
+                    problems.append(f"{where}: {k} is null although {have} = {run[have]}")
+            elif not _is_number(value):
+                problems.append(f"{where}: {k} = {value!r} is not a number")
+            elif run[have] == 0:
+                problems.append(f"{where}: {k} = {value} although {have} = 0")
+    if problems:
+        return problems  # the relations below need well-typed values
+
+    jobs, arrived, dropped = run["jobs"], run["arrivals"], run["dropped"]
+    lost = 0  # messages that were sent but never handled: each must be a drop
+    if jobs > arrived:
+        problems.append(f"{where}: jobs = {jobs} exceeds arrivals = {arrived}")
+    else:
+        lost += arrived - jobs
+    if _is_count(run.get("sensing")) and _is_count(run.get("samples")):
+        if run["sensing"] > run["samples"]:
+            problems.append(f"{where}: sensing ran {run['sensing']} times in {run['samples']} samples")
+        else:
+            lost += run["samples"] - run["sensing"]
+    if lost > dropped:
+        problems.append(f"{where}: {lost} sensing or forwarding messages were never handled, but dropped = {dropped}")
+    expected = run.get("expected_arrivals")
+    if expected is not None and expected != arrived:
+        problems.append(f"{where}: arrivals = {arrived}, but the generator twin expects {expected}")
+    if "hist_jobs" in run and run["hist_jobs"] != jobs:
+        problems.append(f"{where}: the histogram holds {run['hist_jobs']} jobs, jobs = {jobs}")
+
+    if jobs:
+        e_min = run.get("E_t_min")
+        order = [("E_t_min", e_min), ("E_t_p50", run["E_t_p50"]), ("E_t_p99", run["E_t_p99"]), ("E_t_max", run["E_t_max"])]
+        known = [(k, v) for k, v in order if _is_number(v)]
+        for (ka, a), (kb, b) in zip(known, known[1:]):
+            if a > b * (1 + 1e-9):
+                problems.append(f"{where}: {ka} = {a:g} exceeds {kb} = {b:g}")
+        low = e_min if _is_number(e_min) else 0.0
+        if not low * (1 - 1e-9) <= run["E_t"] <= run["E_t_max"] * (1 + 1e-9):
+            problems.append(f"{where}: E_t = {run['E_t']:g} is outside [E_t_min, E_t_max] = [{low:g}, {run['E_t_max']:g}]")
+        if run["E_t_sd"] < 0:
+            problems.append(f"{where}: E_t_sd = {run['E_t_sd']:g} is negative")
+        l_p_us = metrics.L_P_CYCLES * 1e6 / cpu_hz
+        shortest = e_min if _is_number(e_min) else run["E_t"]
+        if shortest < 0.99 * l_p_us:
+            problems.append(f"{where}: a job took {shortest:g} us, less than its l_p = {l_p_us:g} us of work")
+
+    i_max = metrics.max_idle_percentage(run["n"], run["l_s_ms"] * cpu_hz / 1000, s_cpu=cpu_hz)
+    if abs(run["I_max"] - i_max) > 1e-6:
+        problems.append(f"{where}: I_max = {run['I_max']:g} %, but eq. 4 gives {i_max:g} % at {cpu_hz} Hz")
+    if abs(run["I_o"] - (run["I_max"] - run["I_t"])) > 1e-6:
+        problems.append(f"{where}: I_o = {run['I_o']:g} is not I_max - I_t = {run['I_max'] - run['I_t']:g}")
+    if run["I_t"] < 0:
+        problems.append(f"{where}: I_t = {run['I_t']:g} % is negative")
+    if run["I_t"] > run["I_max"] + tolerance:
         problems.append(f"{where}: I_t = {run['I_t']:.3f} % exceeds I_max = {run['I_max']:.3f} %")
-    if run["jobs"] > run["arrivals"]:
-        problems.append(f"{where}: jobs = {run['jobs']} exceeds arrivals = {run['arrivals']}")
-    if run["dropped"] == 0 and run["jobs"] != run["arrivals"]:
-        problems.append(f"{where}: nothing dropped but jobs = {run['jobs']} != arrivals = {run['arrivals']}")
-    if "job_records" in run and run["job_records"] != run["jobs"]:
-        problems.append(f"{where}: {run['job_records']} J records but the guest counted jobs = {run['jobs']}")
-    records = run.get("job_records", run["jobs"])
-    if (records > 0) != (run["E_t"] is not None):
-        problems.append(f"{where}: E_t = {run['E_t']} does not fit {records} recorded jobs")
+    if run["idle_periods"] == 0 and run["I_t"] != 0:
+        problems.append(f"{where}: I_t = {run['I_t']:g} % with no idle period")
     return problems
 
 
 def check_results(doc: dict[str, Any], tolerance: float = 0.1) -> list[str]:
     """Problems with a whole sweep document (top-level keys, then every run)."""
+    if not isinstance(doc, dict):
+        return ["the results document is not a JSON object"]
     problems = [f"key {key!r} is missing" for key in TOP_KEYS if key not in doc]
     if problems:
         return problems
+    if not _is_count(doc["cpu_hz"]) or doc["cpu_hz"] == 0:
+        return [f"cpu_hz = {doc['cpu_hz']!r} is not a positive integer"]
+    if doc["unit"] not in UNITS:
+        problems.append(f"unit = {doc['unit']!r} is not one of {', '.join(UNITS)}")
     if not isinstance(doc["runs"], list):
-        return ["'runs' is not a list"]
-    for run in doc["runs"]:
-        problems.extend(check_run(run, tolerance))
+        return problems + ["'runs' is not a list"]
+    seen: set[tuple[Any, Any, Any]] = set()
+    for number, run in enumerate(doc["runs"]):
+        if not isinstance(run, dict):
+            problems.append(f"runs[{number}] is not a JSON object")
+            continue
+        key = (run.get("model"), run.get("n"), run.get("l_s_ms"))
+        if key in seen:
+            problems.append(f"{key[0]} n={key[1]} l_s={key[2]}ms: appears twice in 'runs'")
+        seen.add(key)
+        problems.extend(check_run(run, tolerance, doc["cpu_hz"]))
     return problems
 
 
