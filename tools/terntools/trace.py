@@ -180,11 +180,22 @@ def events_from_jsonl(text: str) -> list[Event]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        where = f"line {number}: not a trace JSON record"
         try:
             obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TraceError(f"{where} ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise TraceError(f"{where} (not an object)")
+        missing = [k for k in ("time", "type", "a", "b") if k not in obj]
+        if missing:
+            raise TraceError(f"{where} (missing {', '.join(missing)})")
+        if not isinstance(obj["type"], str) or obj["type"] not in EventType.__members__:
+            raise TraceError(f"{where} (unknown event type {obj['type']!r})")
+        try:
             events.append(Event(int(obj["time"]), EventType[obj["type"]], int(obj["a"]), int(obj["b"])))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise TraceError(f"line {number}: not a trace JSON record ({exc})") from None
+        except (TypeError, ValueError) as exc:
+            raise TraceError(f"{where} ({exc})") from None
     return events
 
 
