@@ -20,7 +20,13 @@ function(tern_add_app name)
     ${CMAKE_SOURCE_DIR}/kernel/policy_${TERN_MODEL}.c ${TERN_PORT_SOURCES})
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/include
     ${CMAKE_SOURCE_DIR}/arch/${TERN_ARCH} ${TERN_BOARD_DIR})
-  target_compile_definitions(${target} PRIVATE TERN_MODEL_${TERN_MODEL}=1
+  # Every board is emulated: a run that never ends is stopped after
+  # TERN_APP_RUN_LIMIT_S (default 600) seconds of virtual time.
+  if(NOT DEFINED TERN_APP_RUN_LIMIT_S)
+    set(TERN_APP_RUN_LIMIT_S 600)
+  endif()
+  target_compile_definitions(${target} PRIVATE TERN_RUN_LIMIT_S=${TERN_APP_RUN_LIMIT_S}
+    TERN_MODEL_${TERN_MODEL}=1
     TERN_MODEL_NAME="${TERN_MODEL}" TERN_BOARD_NAME="${TERN_BOARD}")
   target_compile_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_WARNINGS}
     -Os -g -ffunction-sections -fdata-sections)

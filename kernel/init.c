@@ -2,6 +2,19 @@
  * models. */
 #include "kernel.h"
 
+#if TERN_RUN_LIMIT_S
+static tern_alarm run_limit;
+
+static void run_limit_reached(tern_alarm *a, void *arg)
+{
+    (void)a;
+    (void)arg;
+    tern_printf("\ntern: virtual-time limit of %u s reached (task %s running)\n",
+                (unsigned)TERN_RUN_LIMIT_S, tern_task_name(sched_running_task()));
+    port_exit(TERN_EXIT_RUN_LIMIT);
+}
+#endif
+
 void tern_init(void)
 {
     tern_irq_state s = port_irq_save();
@@ -14,6 +27,10 @@ void tern_init(void)
     idle_reset();
     port_irq_restore(s);
     trace_init();
+#if TERN_RUN_LIMIT_S
+    tern_alarm_init(&run_limit, run_limit_reached, NULL);
+    tern_alarm_set(&run_limit, tern_now() + (tern_time)TERN_RUN_LIMIT_S * port_board.clock_hz, 0);
+#endif
 }
 
 bool tern_run_once(void) { return sched_run_next() || idle_once(); }

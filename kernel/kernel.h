@@ -34,6 +34,7 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
                        uint16_t len, uint8_t flags, bool enqueue_only);
 void sched_drop_task_messages(tern_task_id id); /* finalization */
 bool sched_in_isr(void);
+tern_task_id sched_running_task(void); /* top of the stack, even inside an interrupt */
 
 /* Execution-model policy (policy_<model>.c): one file per model. */
 void policy_enqueue(tern_msg **queue, tern_msg *m);

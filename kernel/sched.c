@@ -32,6 +32,8 @@ void sched_reset(void)
 
 tern_task_id tern_self(void) { return isr_nesting ? TERN_NO_TASK : running_task; }
 
+tern_task_id sched_running_task(void) { return running_task; }
+
 bool sched_in_isr(void) { return isr_nesting > 0; }
 
 const tern_counters *tern_stats(void)

@@ -32,6 +32,14 @@
 #ifndef TERN_HEAP_SIZE
 #define TERN_HEAP_SIZE 4096 /* bytes */
 #endif
+/* Emulated boards stop a run after this many seconds of virtual time (an
+ * alarm, so a handler that never returns is caught as long as interrupts
+ * are enabled); exit status TERN_EXIT_RUN_LIMIT. 0: no limit. */
+#ifndef TERN_RUN_LIMIT_S
+#define TERN_RUN_LIMIT_S 0
+#endif
+#define TERN_EXIT_RUN_LIMIT 125
+
 #ifndef TERN_TRACE_EVENTS
 #define TERN_TRACE_EVENTS 64 /* trace ring capacity, a power of two; 0 disables */
 #endif

@@ -1,0 +1,98 @@
+"""The example apps on every board and model: output, exit status, timer
+deadlines, ownership of payloads, and the errors a user must see."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import ARCH, BOARDS, run
+
+# A periodic task timer's handler starts at most this many cycles
+# (instructions on QEMU boards) after its ideal deadline, measured from
+# the start time, so drift would show as growth. Measured on mps2-an385:
+# 1046 (stack) to 1253 (fifo) instructions.
+TIMER_LATENESS_BOUND = 1500
+
+
+def test_hello(board_model: tuple[str, str]) -> None:
+    board, model = board_model
+    r = run(board, model, "hello")
+    assert r.status == 0, r.out
+    assert r.lines == [f"hello from tern on {board}, model {model}"]
+
+
+def test_periodic_timer_meets_deadlines_without_drift(board_model: tuple[str, str]) -> None:
+    board, model = board_model
+    r = run(board, model, "periodic")
+    assert r.status == 0, r.out
+    ticks = [(int(k), int(late)) for k, late in re.findall(r"^tick (\d+) late=(\d+)$", r.out, re.M)]
+    assert [k for k, _ in ticks] == list(range(1, 21))
+    lateness = [late for _, late in ticks]
+    assert max(lateness) <= TIMER_LATENESS_BOUND, lateness
+    # Re-armed from the previous deadline: the last tick is no later than
+    # the second (the first pays for the timer's first arming).
+    assert lateness[-1] <= lateness[1] + 50, lateness
+
+
+def test_prodcons_order_shows_stack_preemption(board_model: tuple[str, str]) -> None:
+    board, model = board_model
+    r = run(board, model, "prodcons")
+    assert r.status == 0, r.out
+    events = [line for line in r.lines
+              if re.match(r"^(produce|consume) \d+$", line) or line == "producer done"]
+    expected: list[str] = []
+    for first in (1, 4, 7):
+        items = range(first, first + 3)
+        if model == "stack":
+            for i in items:
+                expected += [f"produce {i}", f"consume {i}"]
+            expected.append("producer done")
+        else:
+            expected += [f"produce {i}" for i in items] + ["producer done"]
+            expected += [f"consume {i}" for i in items]
+    assert events == expected
+    assert r.lines[-1] == "produced 9 consumed 9 heap in use 0 lost 0"
+
+
+def test_refused_description_names_task_and_field(board_model: tuple[str, str]) -> None:
+    board, model = board_model
+    r = run(board, model, "bad-description")
+    assert r.status == 1, r.out
+    assert "TERN_ENOTASK" in r.out
+    assert "task 'sensor'" in r.out
+    assert "routes[].task" in r.out
+    assert "goes to task 7" in r.out
+    assert "handler ran" not in r.out
+
+
+def test_fault_is_reported_with_task_and_nonzero_status(board: str) -> None:
+    if ARCH[board] != "cortex-m":
+        pytest.skip("the fault app raises a Cortex-M BusFault")
+    r = run(board, "stack", "fault")
+    assert r.status == 3, r.out
+    assert "tern: FAULT BusFault" in r.out
+    assert "BFAR=f0000000" in r.out
+    assert re.search(r"PC=[0-9a-f]{8}", r.out)
+    assert "task=crasher (id 0)" in r.out
+    assert "survived" not in r.out
+
+
+def test_runaway_handler_hits_the_virtual_time_limit(board: str) -> None:
+    r = run(board, "stack", "runaway")
+    assert r.status == 125, r.out
+    assert "virtual-time limit of 1 s reached (task spinner running)" in r.out
+
+
+def test_runaway_with_interrupts_masked_hits_the_wall_time_limit(board: str) -> None:
+    r = run(board, "stack", "runaway-masked", timeout=3.0)
+    assert r.status in (124, 105), r.out  # 105: the simavr harness's own wall limit
+    assert "runaway: spinning" in r.out
+
+
+@pytest.mark.parametrize("app", ["ordering", "periodic", "prodcons"])
+def test_same_image_same_output(board: str, app: str) -> None:
+    first = run(board, "stack", app)
+    second = run(board, "stack", app)
+    assert first.status == second.status == 0
+    assert first.out == second.out
