@@ -134,11 +134,13 @@ def _et_growth(idx: RunIndex) -> str:
     return f"{TINYOS} E_t at n=1 by l_s: " + ", ".join(parts) if parts else "n/a"
 
 
-def _dispatch(idx: RunIndex, cpu_hz: int) -> str:
+def _dispatch(idx: RunIndex, doc: dict[str, Any]) -> str:
+    """E_t minus the job's own work, in the board's unit (instructions on QEMU boards)."""
+    cpu_hz, unit = doc["cpu_hz"], doc.get("unit", "cycles")
     parts = []
     for m in idx.models():
         v = idx.get(m, 1, 1, "E_t")
-        parts.append(f"{m} {'n/a' if v is None else f'{v * cpu_hz / 1e6 - L_P_CYCLES:.0f} cycles'}")
+        parts.append(f"{m} {'n/a' if v is None else f'{v * cpu_hz / 1e6 - L_P_CYCLES:.0f} {unit}'}")
     return "E_t - l_p at n=1, l_s=1 ms: " + "; ".join(parts) if parts else "n/a"
 
 
@@ -149,7 +151,7 @@ class Reference:
     what: str
     paper: str
     source: str
-    ours: Callable[[RunIndex, int], str]
+    ours: Callable[[RunIndex, dict[str, Any]], str]  # (runs, the whole document)
 
 
 REFERENCES: tuple[Reference, ...] = (
@@ -157,19 +159,19 @@ REFERENCES: tuple[Reference, ...] = (
         "TinyOS E_t grows with l_s",
         '"the average processing time for the packet forwarding task E_t depends on the length of the sensing l_s"',
         "Sec. VI-D, Fig. 6 b)",
-        lambda idx, hz: _et_growth(idx),
+        lambda idx, doc: _et_growth(idx),
     ),
     Reference(
         "sigma(E_t), TinyOS, n=1, l_s=75 ms",
         '"Variation TinyOS 58ms"',
         "Sec. VIII-A (Fig. 7)",
-        lambda idx, hz: _per_model(idx, 1, 75, "E_t_sd", "ms", 1e-3, 3),
+        lambda idx, doc: _per_model(idx, 1, 75, "E_t_sd", "ms", 1e-3, 3),
     ),
     Reference(
         "sigma(E_t), MANTIS, n=1, l_s=75 ms",
         '"Variation MANTIS 34µs"',
         "Sec. VIII-A (Fig. 7)",
-        lambda idx, hz: _per_model(idx, 1, 75, "E_t_sd", "us"),
+        lambda idx, doc: _per_model(idx, 1, 75, "E_t_sd", "us"),
     ),
     Reference(
         "MANTIS interrupt-to-task cost",
@@ -181,49 +183,49 @@ REFERENCES: tuple[Reference, ...] = (
         "E_t, MANTIS vs TinyOS, n=1, l_s=1 ms",
         '"MANTIS has an 17.15% longer average packet forwarding task execution time than TinyOS"',
         "Sec. VIII-A",
-        lambda idx, hz: _ratio(idx, 1, 1, MANTIS, TINYOS),
+        lambda idx, doc: _ratio(idx, 1, 1, MANTIS, TINYOS),
     ),
     Reference(
         "E_t, TinyOS vs MANTIS, n=1, l_s=75 ms",
         '"TinyOS has an 204% longer average packet forwarding task execution time than MANTIS"',
         "Sec. VIII-A",
-        lambda idx, hz: _ratio(idx, 1, 75, TINYOS, MANTIS),
+        lambda idx, doc: _ratio(idx, 1, 75, TINYOS, MANTIS),
     ),
     Reference(
         "idle time difference, n=1, l_s=1 ms",
         '"TinyOS is only 0.09% more energy-efficient than MANTIS"',
         "Sec. VII-D (Fig. 9)",
-        lambda idx, hz: _diff(idx, 1, 1, "I_t", "points"),
+        lambda idx, doc: _diff(idx, 1, 1, "I_t", "points"),
     ),
     Reference(
         "idle time difference, n=8, l_s=1 ms",
         '"TinyOS is 7.6% more energy-efficient"',
         "Sec. VII-D (Fig. 9)",
-        lambda idx, hz: _diff(idx, 8, 1, "I_t", "points"),
+        lambda idx, doc: _diff(idx, 8, 1, "I_t", "points"),
     ),
     Reference(
         "idle time difference, n=8, l_s=75 ms",
         '"only a 7.05% difference in the idle time is encountered"',
         "Sec. VII-E (Fig. 10)",
-        lambda idx, hz: _diff(idx, 8, 75, "I_t", "points"),
+        lambda idx, doc: _diff(idx, 8, 75, "I_t", "points"),
     ),
     Reference(
         "OS overhead I_o, n=8, l_s=75 ms",
         '"MANTIS has an increasing overhead with the increasing activity of the system" (~7 % at n=8)',
         "Sec. VII-D, Fig. 10 b)",
-        lambda idx, hz: _per_model(idx, 8, 75, "I_o", "%", 1.0, 2),
+        lambda idx, doc: _per_model(idx, 8, 75, "I_o", "%", 1.0, 2),
     ),
     Reference(
         "idle period length I_p, n=1, l_s=1 ms",
         '"Idle Time Length for TinyOS is 499ms and Idle time for Mantis is 490ms"',
         "Sec. VIII-A (Fig. 11)",
-        lambda idx, hz: _per_model(idx, 1, 1, "I_p", "ms", 1e-3, 1),
+        lambda idx, doc: _per_model(idx, 1, 1, "I_p", "ms", 1e-3, 1),
     ),
     Reference(
         "idle period length I_p, n=8, l_s=1 ms",
         '"Idle Time Length for TinyOS is 3.8ms and Idle Time for Mantis is 3.9ms"',
         "Sec. VIII-A (Fig. 11)",
-        lambda idx, hz: _per_model(idx, 8, 1, "I_p", "ms", 1e-3, 2),
+        lambda idx, doc: _per_model(idx, 8, 1, "I_p", "ms", 1e-3, 2),
     ),
 )
 
@@ -250,7 +252,7 @@ def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir:
     lines += ["## Results", "", markdown_table(runs), "## Seed 000 reference points", ""]
     lines += ["| quantity | seed 000 says | where | ours |", "|---|---|---|---|"]
     for ref in REFERENCES:
-        lines.append(f"| {ref.what} | {ref.paper} | {ref.source} | {ref.ours(idx, doc['cpu_hz'])} |")
+        lines.append(f"| {ref.what} | {ref.paper} | {ref.source} | {ref.ours(idx, doc)} |")
     lines.append("")
     if plots:
         lines += ["## Plots", ""]

@@ -49,3 +49,10 @@ def run_checked(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess
     if proc.returncode != 0:
         pytest.fail(f"{' '.join(cmd)} failed with status {proc.returncode}:\n{proc.stdout}{proc.stderr}")
     return proc
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # matplotlib 3.10 calls pyparsing names that pyparsing 3.2+ deprecates; not ours to fix
+    # (pyparsing's own messages: "'oneOf' deprecated - use 'one_of'", "... argument is deprecated, use ...")
+    config.addinivalue_line("filterwarnings", "ignore:.*deprecated - use:DeprecationWarning")
+    config.addinivalue_line("filterwarnings", "ignore:.*is deprecated, use:DeprecationWarning")

@@ -1,0 +1,84 @@
+"""seed000_report: the tables, the reference comparison and the plots, from
+a small results document made by hand."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from terntools import seed000_report as report
+
+
+def run(model: str, n: int, ls: int, **values: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "model": model, "n": n, "l_s_ms": ls, "jobs": 3, "E_t": 1050.0, "E_t_sd": 40.82, "E_t_p99": 1100.0,
+        "I_t": 99.5, "I_max": 99.8, "I_o": 0.3, "I_p": 497500.0, "I_p_sd": 1000.0, "ctx_switches": 6,
+        "preemptions": 0, "dropped": 0,
+    }  # fmt: skip
+    return {**base, **values}
+
+
+RUNS = [
+    run("fifo", 1, 1),
+    # threads: 1200 us per job, no p99 known, no idle period
+    run("threads", 1, 1, E_t=1200.0, E_t_sd=0.0, E_t_p99=None, I_t=99.4, I_o=0.4, I_p=None, I_p_sd=None,
+        ctx_switches=12, preemptions=2, dropped=1),
+]  # fmt: skip
+DOC = {"board": "mps2-an385", "unit": "instructions", "cpu_hz": 4_000_000, "samples": 2, "seed": 1, "runs": RUNS,
+       "failures": ["stack n=1 l_s=1ms: guest exited with status 3"], "skipped_models": ["adaptive"]}  # fmt: skip
+
+
+def test_text_table() -> None:
+    # I_p 497500 us is shown as 497.50 ms; a missing value is "-"; numbers right-aligned
+    assert report.text_table(RUNS).splitlines() == [
+        "model    n  l_s[ms]  jobs  E_t[us]  sd[us]  p99[us]  I_t[%]  I_max[%]  I_o[%]  I_p[ms]  ctx  preempt  dropped",
+        "fifo     1        1     3   1050.0    40.8   1100.0  99.500    99.800   0.300   497.50    6        0        0",
+        "threads  1        1     3   1200.0     0.0        -  99.400    99.800   0.400        -   12        2        1",
+    ]
+
+
+def test_markdown_table() -> None:
+    lines = report.markdown_table(RUNS).splitlines()
+    assert lines[1] == "|---|" + "---:|" * 13
+    assert lines[3] == "| threads | 1 | 1 | 3 | 1200.0 | 0.0 | - | 99.400 | 99.800 | 0.400 | - | 12 | 2 | 1 |"
+
+
+def reference_row(text: str, what: str) -> str:
+    rows = [line for line in text.splitlines() if line.startswith(f"| {what} |")]
+    assert len(rows) == 1, what
+    return rows[0].rsplit("|", 2)[1].strip()
+
+
+def test_markdown_report_compares_with_the_paper() -> None:
+    text = report.markdown_report(DOC)
+    assert text.startswith("# Seed 000 benchmark on mps2-an385\n")
+    assert "Models not available on this board: adaptive." in text
+    assert "- stack n=1 l_s=1ms: guest exited with status 3" in text
+    # 1200 / 1050 - 1 = 14.29 %
+    assert reference_row(text, "E_t, MANTIS vs TinyOS, n=1, l_s=1 ms") == "threads E_t is 14.3 % longer than fifo"
+    # E_t * 4 MHz - 4000: 1050 us -> 200, 1200 us -> 800, in the board's unit
+    assert reference_row(text, "MANTIS interrupt-to-task cost") == (
+        "E_t - l_p at n=1, l_s=1 ms: fifo 200 instructions; threads 800 instructions"
+    )
+    # 99.5 - 99.4 = 0.10 points
+    assert reference_row(text, "idle time difference, n=1, l_s=1 ms") == "fifo - threads = 0.10 points"
+    assert reference_row(text, "idle period length I_p, n=1, l_s=1 ms") == "fifo 497.5 ms; threads n/a"
+    assert reference_row(text, "idle time difference, n=8, l_s=1 ms") == "n/a (needs fifo and threads at n=8, l_s=1 ms)"
+
+
+def test_sd_plot_takes_the_papers_l_s_or_the_extremes() -> None:
+    assert report.sd_plot_ls([1, 5, 75, 100]) == [75, 1]
+    assert report.sd_plot_ls([5, 10, 25]) == [25, 5]
+    assert report.sd_plot_ls([]) == []
+
+
+def test_plots_are_written(tmp_path: Path) -> None:
+    runs = [run(m, n, ls, E_t=1000.0 + 10 * n + ls) for m in ("fifo", "threads") for n in (1, 2) for ls in (1, 75)]
+    paths = report.write_plots(runs, tmp_path / "plots")
+    assert [p.name for p in paths] == [
+        "seed000_E_t.png", "seed000_E_t_sd.png", "seed000_I_t.png", "seed000_I_o.png", "seed000_I_p.png",
+    ]  # fmt: skip
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = report.markdown_report({**DOC, "runs": runs}, paths, tmp_path)
+    assert "![seed000_E_t](plots/seed000_E_t.png)" in text
+    assert report.write_plots([], tmp_path / "none") == []
