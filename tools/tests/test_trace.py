@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import ROOT
 
 from terntools.trace import (
     Event,
@@ -35,8 +36,6 @@ def test_overflow_vector_from_the_c_unit_test() -> None:
 
 
 def test_event_codes_match_the_c_header() -> None:
-    from conftest import ROOT
-
     header = (ROOT / "include" / "tern" / "trace.h").read_text(encoding="utf-8")
     for kind in EventType:
         assert f"TERN_EV_{kind.name} = {kind.value}," in header, kind
