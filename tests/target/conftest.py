@@ -8,8 +8,6 @@ and are made once per session, on first use.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +17,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
+from terntools import build  # noqa: E402
 from terntools.boards import Board, load_board_file  # noqa: E402
+from terntools.errors import TernError  # noqa: E402
 from terntools.runner import run_image  # noqa: E402
 
 BOARD_FILES = sorted((ROOT / "boards").glob("*/board.json"))
@@ -36,26 +36,18 @@ BOARD_MODELS = [(b, m) for b in BOARDS for m in MODELS[b]]
 # apps' own exits end every normal run long before it.
 WALL_LIMIT_S = 60.0
 
-_built: dict[tuple[str, str], Path] = {}
+_images: dict[tuple[str, str, str], Path] = {}
 
 
-def build(board: str, model: str) -> Path:
-    """Configure and build every app for (board, model); the build directory."""
-    key = (board, model)
-    if key in _built:
-        return _built[key]
-    out = ROOT / "build" / "target" / board / model
-    if not (out / "build.ninja").exists():
-        subprocess.run(
-            ["cmake", "-S", str(ROOT), "-B", str(out), "-G", "Ninja",
-             f"-DTERN_BOARD={board}", f"-DTERN_MODEL={model}"],
-            check=True, capture_output=True, text=True)
-    done = subprocess.run(["cmake", "--build", str(out), "-j", str(os.cpu_count() or 2)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.fail(f"build of {board}/{model} failed:\n{done.stdout[-4000:]}{done.stderr[-2000:]}")
-    _built[key] = out
-    return out
+def image(board: str, model: str, app: str) -> Path:
+    """The app's ELF, building (board, model) on first use in this session."""
+    key = (board, model, app)
+    if key not in _images:
+        try:
+            _images[key] = build.app_image(board, model, app)
+        except TernError as exc:
+            pytest.fail(str(exc))
+    return _images[key]
 
 
 @dataclass
@@ -66,16 +58,6 @@ class Run:
     @property
     def lines(self) -> list[str]:
         return self.out.splitlines()
-
-
-def image(board: str, model: str, app: str) -> Path:
-    base = build(board, model)
-    for candidate in (base / "apps" / app / f"{app}.elf",
-                      base / "tests" / "target" / "apps" / app / f"{app}.elf",
-                      base / "tests" / "target" / "apps" / "runaway" / f"{app}.elf"):
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError(f"no image for app {app} in {base}")
 
 
 def run(board: str, model: str, app: str, timeout: float = WALL_LIMIT_S) -> Run:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from terntools import seed000, seed000_report, sizes, trace
+from terntools import build, seed000, seed000_report, sizes, trace
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -67,6 +67,10 @@ def _write_json(path: Path, doc: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     board = load_board(args.board)
+    if (args.image is None) == (args.app is None):
+        raise UsageError("give either IMAGE or --app NAME")
+    if args.app is not None:
+        args.image = build.app_image(board.name, args.model, args.app)
     sink = _open_out(args.trace_out) if args.trace_out else None
     try:
         result = run_image(
@@ -231,7 +235,10 @@ def build_parser() -> Parser:
                      help="wall-time limit (default 120)")  # fmt: skip
     run.add_argument("--trace-out", type=Path, metavar="FILE",
                      help="decode 'T <hex>' trace lines into FILE as JSON lines instead of echoing them")
-    run.add_argument("image", type=Path, metavar="IMAGE")
+    run.add_argument("--app", metavar="NAME",
+                     help="build apps/NAME for the board (into build/target/BOARD/MODEL) and run it")
+    run.add_argument("--model", default="stack", help="execution model for --app (default stack)")
+    run.add_argument("image", type=Path, metavar="IMAGE", nargs="?")
     run.set_defaults(func=cmd_run, prog_name="tern run")
 
     tr = sub.add_parser("trace", help="decode kernel trace records")
