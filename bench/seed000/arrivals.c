@@ -13,7 +13,19 @@ static const uint16_t log2_table[65] = {
     65535,
 };
 
-void arrivals_seed(arrivals_rng *r, uint32_t seed) { r->state = seed ? seed : 0x9e3779b9u; }
+/* The seed goes through a bit mixer (MurmurHash3's finaliser) first:
+ * xorshift from a small seed such as 1 gives small numbers for its first
+ * dozens of draws, i.e. long gaps, and too few arrivals in a short run. */
+void arrivals_seed(arrivals_rng *r, uint32_t seed)
+{
+    uint32_t h = seed;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    r->state = h ? h : 0x9e3779b9u;
+}
 
 static uint32_t xorshift32(arrivals_rng *r)
 {

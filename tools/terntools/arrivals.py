@@ -17,10 +17,16 @@ _LOG2_TABLE = [min(round(math.log2(1 + i / 64) * 65536), 65535) for i in range(6
 
 
 class ArrivalRng:
-    """xorshift32 with the guest's seeding rule (seed 0 maps to a constant)."""
+    """xorshift32 seeded like the guest: the seed through MurmurHash3's finaliser (0 -> a constant)."""
 
     def __init__(self, seed: int) -> None:
-        self.state = seed & 0xFFFFFFFF or 0x9E3779B9
+        h = seed & 0xFFFFFFFF
+        h ^= h >> 16
+        h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+        h ^= h >> 13
+        h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+        h ^= h >> 16
+        self.state = h or 0x9E3779B9
 
     def next_u32(self) -> int:
         x = self.state
