@@ -20,8 +20,11 @@ DUMP = HOST_BUILD / "tests" / "unit" / "arrivals_dump"
 
 @pytest.fixture(scope="module")
 def arrivals_dump() -> Path:
-    """The C reference program; built with the host build when it is missing."""
-    if not DUMP.is_file():
+    """The C reference program; (re)built with the host build when it is missing or
+    older than its sources, so a stale binary cannot fake a mismatch."""
+    sources = [ROOT / "bench" / "seed000" / "arrivals.c", ROOT / "bench" / "seed000" / "arrivals.h",
+               ROOT / "tests" / "unit" / "arrivals_dump.c"]  # fmt: skip
+    if not DUMP.is_file() or DUMP.stat().st_mtime < max(src.stat().st_mtime for src in sources):
         if shutil.which("cmake") is None or shutil.which("ninja") is None:
             pytest.skip("cmake or ninja is not installed, so the C arrival generator cannot be built (make apt)")
         if not (HOST_BUILD / "build.ninja").is_file():

@@ -28,11 +28,12 @@ from terntools.seed000 import Config, Seed000Error, check_results, check_run, pa
 #   idle: 2000000, 3000000, 3736000, 4000000 ticks; sum 12736000,
 #         sum of squares 4e12 + 9e12 + 13.957696e12 + 16e12 = 42957696000000
 #   T = 2 s of 4 MHz = 8e6 cycles = 8e6 * 8/5 = 12800000 ticks
-#   seed 12345 at n = 1: the generator's first gaps are 0.25, 0.93, 0.42, 0.79 s,
+#   seed 2 at n = 1: the generator's first gaps are 0.319, 0.183, 0.637, 1.068 s (cumulative
+#         0.32, 0.50, 1.14, 2.21),
 #         so 3 arrivals fall within 2 s
 GOOD_LOG = """\
 tern 0.1 on mps2-an385, model fifo
-SEED000 BEGIN model=fifo n=1 ls_ms=1 samples=2 seed=12345
+SEED000 BEGIN model=fifo n=1 ls_ms=1 samples=2 seed=2
 SEED000 HIST sub_bits=6
 H 484 1
 H 489 1
@@ -54,7 +55,7 @@ def edited(old: str, new: str, text: str = GOOD_LOG) -> str:
 
 def test_parse_good_log() -> None:
     log = parse_guest_log(GOOD_LOG)
-    assert (log.model, log.n, log.ls_ms, log.samples, log.seed) == ("fifo", 1, 1, 2, 12345)
+    assert (log.model, log.n, log.ls_ms, log.samples, log.seed) == ("fifo", 1, 1, 2, 2)
     assert log.hist_sub_bits == 6
     assert log.hist == {484: 1, 489: 1, 494: 1}
     assert (log.T, log.arrivals, log.jobs, log.sensing) == (12800000, 3, 3, 2)
@@ -80,7 +81,7 @@ def test_parse_a_run_without_jobs() -> None:
     ("text", "complaint"),
     [
         (GOOD_LOG.replace("SEED000 BEGIN", "SEED000 BEGUN"), "unknown|no 'SEED000 BEGIN'"),
-        (edited(" seed=12345", ""), "line 2: missing field seed"),
+        (edited(" seed=2", ""), "line 2: missing field seed"),
         (edited("n=1 ", "n=x "), "line 2: field n='x' is not a non-negative decimal integer"),
         (edited("SEED000 HIST sub_bits=6\n", ""), "line 3: histogram line 'H 484 1' before the 'SEED000 HIST' line"),
         (edited("SEED000 HIST sub_bits=6\nH 484 1\nH 489 1\nH 494 1\n", ""), "no 'SEED000 HIST' line"),
@@ -146,7 +147,7 @@ def test_summarize_on_mps2(mps2: Board) -> None:
     assert run["T_s"] == pytest.approx(2.0)
     assert (run["jobs"], run["arrivals"], run["expected_arrivals"], run["hist_jobs"]) == (3, 3, 3, 3)
     assert (run["ctx_switches"], run["preemptions"], run["dropped"], run["max_queue"]) == (6, 0, 0, 1)
-    assert (run["model"], run["n"], run["l_s_ms"], run["samples"], run["seed"]) == ("fifo", 1, 1, 2, 12345)
+    assert (run["model"], run["n"], run["l_s_ms"], run["samples"], run["seed"]) == ("fifo", 1, 1, 2, 2)
     assert check_run(run) == []
 
 
@@ -168,7 +169,7 @@ def test_summarize_without_jobs_or_idle(mps2: Board) -> None:
     run = summarize(parse_guest_log(text), mps2)
     assert [run[k] for k in ("E_t", "E_t_sd", "E_t_p99", "I_p", "I_p_sd")] == [None] * 5
     assert run["I_t"] == 0.0 and run["I_o"] == pytest.approx(99.8)
-    # the generator says seed 12345 gives 3 arrivals in 2 s; this log claims none
+    # the generator says seed 2 gives 3 arrivals in 2 s; this log claims none
     assert check_run(run) == ["fifo n=1 l_s=1ms: arrivals = 0, but the generator twin expects 3"]
 
 
@@ -348,7 +349,7 @@ def test_run_sweep_with_fake_build_and_emulator(tmp_path: Path, mps2: Board) -> 
         return RunResult(status=0, stdout=_log_for(Config(model, 1, 1, 2)).encode(), stderr="", wall_seconds=0.1)
 
     plan = seed000.SweepPlan(board=mps2, models=["stack", "fifo", "threads", "priority"], ns=[1], ls_ms=[1],
-                             samples=2, seed=12345, jobs=2, logs_dir=tmp_path / "logs")  # fmt: skip
+                             samples=2, seed=2, jobs=2, logs_dir=tmp_path / "logs")  # fmt: skip
     progress = io.StringIO()
     result = seed000.run_sweep(plan, progress_stream=progress, root=tmp_path, builder=builder, patcher=patcher,
                                runner=runner)  # fmt: skip
@@ -368,19 +369,19 @@ def test_run_config_refuses_a_log_of_another_configuration(tmp_path: Path, mps2:
     def runner(board: Board, image: Path, timeout: float, max_cycles: int | None = None) -> RunResult:
         return RunResult(status=0, stdout=GOOD_LOG.encode(), stderr="", wall_seconds=0.1)
 
-    plan = seed000.SweepPlan(board=mps2, models=["fifo"], ns=[2], ls_ms=[1], samples=2, seed=12345)
-    with pytest.raises(Seed000Error, match=r"fifo n=2 l_s=1ms: guest reports .* \('fifo', 1, 1, 2, 12345\), "
-                                           r"expected \('fifo', 2, 1, 2, 12345\)"):  # fmt: skip
-        seed000.run_config(plan, elf, Config("fifo", 2, 1, 2, 12345), tmp_path, lambda *a: None, runner)
+    plan = seed000.SweepPlan(board=mps2, models=["fifo"], ns=[2], ls_ms=[1], samples=2, seed=2)
+    with pytest.raises(Seed000Error, match=r"fifo n=2 l_s=1ms: guest reports .* \('fifo', 1, 1, 2, 2\), "
+                                           r"expected \('fifo', 2, 1, 2, 2\)"):  # fmt: skip
+        seed000.run_config(plan, elf, Config("fifo", 2, 1, 2, 2), tmp_path, lambda *a: None, runner)
 
 
 def test_run_config_names_the_configuration_of_a_bad_log(tmp_path: Path, mps2: Board) -> None:
     def runner(board: Board, image: Path, timeout: float, max_cycles: int | None = None) -> RunResult:
         return RunResult(status=0, stdout=edited("jobs=3", "jobs=x").encode(), stderr="", wall_seconds=0.1)
 
-    plan = seed000.SweepPlan(board=mps2, models=["fifo"], ns=[1], ls_ms=[1], samples=2, seed=12345)
+    plan = seed000.SweepPlan(board=mps2, models=["fifo"], ns=[1], ls_ms=[1], samples=2, seed=2)
     with pytest.raises(Seed000Error, match="fifo n=1 l_s=1ms: line 7: field jobs='x'"):
-        seed000.run_config(plan, tmp_path / "x.elf", Config("fifo", 1, 1, 2, 12345), tmp_path, lambda *a: None, runner)
+        seed000.run_config(plan, tmp_path / "x.elf", Config("fifo", 1, 1, 2, 2), tmp_path, lambda *a: None, runner)
 
 
 def test_simavr_runs_get_a_cycle_limit(atmega: Board, mps2: Board) -> None:
