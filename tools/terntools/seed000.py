@@ -477,19 +477,19 @@ def check_run(run: dict[str, Any], tolerance: float = 0.1, cpu_hz: int = metrics
         problems.append(f"{where}: the histogram holds {run['hist_jobs']} jobs, jobs = {jobs}")
 
     if jobs:
-        e_min = run.get("E_t_min")
+        e_min: float | None = run["E_t_min"] if _is_number(run.get("E_t_min")) else None  # optional key
         order = [("E_t_min", e_min), ("E_t_p50", run["E_t_p50"]), ("E_t_p99", run["E_t_p99"]), ("E_t_max", run["E_t_max"])]
         known = [(k, v) for k, v in order if _is_number(v)]
         for (ka, a), (kb, b) in zip(known, known[1:]):
             if a > b * (1 + 1e-9):
                 problems.append(f"{where}: {ka} = {a:g} exceeds {kb} = {b:g}")
-        low = e_min if _is_number(e_min) else 0.0
+        low = 0.0 if e_min is None else e_min
         if not low * (1 - 1e-9) <= run["E_t"] <= run["E_t_max"] * (1 + 1e-9):
             problems.append(f"{where}: E_t = {run['E_t']:g} is outside [E_t_min, E_t_max] = [{low:g}, {run['E_t_max']:g}]")
         if run["E_t_sd"] < 0:
             problems.append(f"{where}: E_t_sd = {run['E_t_sd']:g} is negative")
         l_p_us = metrics.L_P_CYCLES * 1e6 / cpu_hz
-        shortest = e_min if _is_number(e_min) else run["E_t"]
+        shortest = run["E_t"] if e_min is None else e_min
         if shortest < 0.99 * l_p_us:
             problems.append(f"{where}: a job took {shortest:g} us, less than its l_p = {l_p_us:g} us of work")
 
