@@ -472,7 +472,10 @@ def check_run(run: dict[str, Any], tolerance: float = 0.1, cpu_hz: int = metrics
         problems.append(f"{where}: {lost} sensing or forwarding messages were never handled, but dropped = {dropped}")
     expected = run.get("expected_arrivals")
     if expected is not None and expected != arrived:
-        problems.append(f"{where}: arrivals = {arrived}, but the generator twin expects {expected}")
+        problems.append(
+            f"{where}: arrivals = {arrived}, but the generator twin expects {expected} "
+            "(an image built before bench/seed000/arrivals.c changed?)"
+        )
     if "hist_jobs" in run and run["hist_jobs"] != jobs:
         problems.append(f"{where}: the histogram holds {run['hist_jobs']} jobs, jobs = {jobs}")
 
