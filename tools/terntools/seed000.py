@@ -198,6 +198,9 @@ END_KEYS = (
     "T", "arrivals", "jobs", "sensing", "e_sum", "e_sumsq", "e_min", "e_max",
     "idle_sum", "idle_count", "idle_sumsq", "idle_max", "ctx", "preempt", "dropped", "max_queue", "trace_cost",
 )  # fmt: skip
+# printed from uint32_t in the guest (the sums and T are 64-bit)
+U32_END_KEYS = ("arrivals", "jobs", "sensing", "e_min", "e_max", "idle_count", "idle_max", "ctx", "preempt", "dropped",
+                "max_queue")  # fmt: skip
 _DECIMAL = re.compile(r"[0-9]+")
 
 
@@ -310,6 +313,9 @@ def parse_guest_log(text: str) -> GuestLog:
     if end is None:
         raise Seed000Error(f"no '{END}' line in the guest output (did the run stop early?)")
     where = end_where
+    for key in U32_END_KEYS:
+        if _int(end, key, where) >= metrics.U32_LIMIT:
+            raise Seed000Error(f"{where}: field {key}={end[key]} does not fit the guest's 32-bit counter")
     log = GuestLog(
         model=begin["model"],
         n=int(begin["n"]),
@@ -338,7 +344,7 @@ def parse_guest_log(text: str) -> GuestLog:
         raise Seed000Error(f"{where}: the histogram holds {log.hist_jobs} jobs but field jobs={log.jobs}")
     if log.jobs:
         low = metrics.hist_bucket(log.e.minimum or 0, sub_bits)
-        high = metrics.hist_bucket(min(log.e.maximum, metrics.U32_LIMIT - 1), sub_bits)
+        high = metrics.hist_bucket(log.e.maximum, sub_bits)
         if min(hist) != low or max(hist) != high:
             raise Seed000Error(
                 f"{where}: fields e_min={log.e.minimum}, e_max={log.e.maximum} fall in buckets {low}..{high}, "

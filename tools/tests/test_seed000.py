@@ -104,6 +104,7 @@ def test_parse_a_run_without_jobs() -> None:
         (edited("idle_sumsq=42957696000000", "idle_sumsq=1"), "line 7: the idle aggregate .* impossible"),
         (edited("H 494 1\n", ""), "line 6: the histogram holds 2 jobs but field jobs=3"),
         (edited("H 494 1", "H 495 1"), "e_min=6400, e_max=7040 fall in buckets 484..494, but the histogram spans buckets 484..495"),
+        (edited("e_max=7040", "e_max=4294967296"), "line 7: field e_max=4294967296 does not fit the guest's 32-bit"),
         (edited("T=12800000", "T=0"), "line 7: field T=0"),
         (edited("T=12800000", "T=12000000"), "line 7: field idle_sum=12736000 exceeds the window T=12000000"),
         (GOOD_LOG.replace("after the end: ignored\n", "") + "SEED000 BEGIN model=fifo n=1 ls_ms=1 samples=2 seed=1\n",
