@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from terntools import build, seed000, seed000_report, sizes, trace
+from terntools import build, seed000, seed000_report, sizes, timeline, trace
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -217,6 +217,22 @@ def cmd_size(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- docs timeline
+
+
+def cmd_docs_timeline(args: argparse.Namespace) -> int:
+    if args.input:
+        outputs = [(str(path), _read_text(str(path))) for path in args.input]
+    else:
+        build_dir = args.build_dir if args.build_dir.is_absolute() else repo_root() / args.build_dir
+        if not args.no_build:
+            timeline.build_demos(build_dir, repo_root())
+        outputs = timeline.run_demos(build_dir)
+    for path in timeline.generate(timeline.timelines_from_outputs(outputs), args.out, args.img_dir):
+        print(path)
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -286,6 +302,22 @@ def build_parser() -> Parser:
     sz.add_argument("--json", type=Path, metavar="FILE", help="write the sizes as JSON")
     sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
     sz.set_defaults(func=cmd_size, prog_name="tern size")
+
+    docs = sub.add_parser("docs", help="regenerate generated documentation")
+    docs_sub = docs.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
+    tl = docs_sub.add_parser("timeline", help="docs/execution-models.md from the timeline demo",
+                             description="Build and run tests/unit/timeline_demo_<model> for fifo, priority and "
+                             "stack, and write the execution-models document with its timelines and PNGs.")  # fmt: skip
+    tl.add_argument("--build-dir", type=Path, default=Path("build/host"),
+                    help="host build tree (default build/host, relative to the repository)")
+    tl.add_argument("--no-build", action="store_true", help="run the demo binaries already built")
+    tl.add_argument("--input", type=Path, action="append", metavar="FILE",
+                    help="use a saved demo output (with its MODEL line) instead of running; give one per model")
+    tl.add_argument("--out", type=Path, default=repo_root() / "docs" / "execution-models.md", metavar="FILE.md",
+                    help="document to write (default docs/execution-models.md)")
+    tl.add_argument("--img-dir", type=Path, metavar="DIR", help="where the PNGs go (default: img/ beside --out)")
+    tl.set_defaults(func=cmd_docs_timeline, prog_name="tern docs timeline")
+    docs.set_defaults(func=lambda a: _missing_command(docs), prog_name="tern docs")
 
     parser.set_defaults(func=lambda a: _missing_command(parser), prog_name="tern")
     return parser
