@@ -262,7 +262,8 @@ def build_demos(build_dir: Path, source_dir: Path) -> None:
     for cmd in steps:
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise TimelineError(f"{' '.join(cmd)} failed with status {proc.returncode}:\n{proc.stdout}{proc.stderr}")
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+            raise TimelineError(f"{' '.join(cmd)} failed with status {proc.returncode}:\n{tail}")
 
 
 def run_demos(build_dir: Path, timeout: float = 60.0) -> list[tuple[str, str]]:
