@@ -11,13 +11,14 @@
 #   TERN_LINK_LIBS         libraries after the objects (libgcc, libc)
 
 set(TERN_BOARD_DIR ${CMAKE_SOURCE_DIR}/boards/${TERN_BOARD})
+include(${CMAKE_SOURCE_DIR}/cmake/models.cmake)
+tern_model_sources(TERN_MODEL_SOURCES ${TERN_MODEL} ${TERN_ARCH})
 
 # tern_add_app(<name> <sources...>) -> target <name>.elf in the current
 # binary directory, with <name>.map beside it.
 function(tern_add_app name)
   set(target ${name}.elf)
-  add_executable(${target} ${ARGN} ${TERN_KERNEL_SOURCES}
-    ${CMAKE_SOURCE_DIR}/kernel/policy_${TERN_MODEL}.c ${TERN_PORT_SOURCES})
+  add_executable(${target} ${ARGN} ${TERN_MODEL_SOURCES} ${TERN_PORT_SOURCES})
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/include
     ${CMAKE_SOURCE_DIR}/arch/${TERN_ARCH} ${TERN_BOARD_DIR})
   # Every board is emulated: a run that never ends is stopped after

@@ -33,6 +33,9 @@ void cm_fault(void);          /* HardFault, MemManage, BusFault, UsageFault */
 void cm_unexpected_irq(void); /* any vector nobody should raise */
 void cm_level_irq(void);      /* the dispatch vector of every task level */
 void cm_test_irq(void);       /* software-triggered device interrupts */
+/* PendSV: the thread models' context switch (context_cm.c); in the other
+ * models a weak alias of cm_unexpected_irq. */
+void cm_pendsv(void);
 
 extern uint32_t __stack_top[];
 
@@ -40,7 +43,7 @@ extern uint32_t __stack_top[];
 #define CM_CORE_VECTORS(systick)                                                       \
     (cm_vector)(uintptr_t)__stack_top, cm_reset, cm_unexpected_irq /* NMI */, cm_fault, \
         cm_fault, cm_fault, cm_fault, 0, 0, 0, 0, cm_unexpected_irq /* SVCall */,      \
-        cm_unexpected_irq /* DebugMonitor */, 0, cm_unexpected_irq /* PendSV */, (systick)
+        cm_unexpected_irq /* DebugMonitor */, 0, cm_pendsv, (systick)
 
 /* Provided by each board. */
 extern const cm_vector board_vectors[];

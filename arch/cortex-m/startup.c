@@ -148,6 +148,9 @@ __attribute__((naked)) void cm_fault(void)
                    "b fault_report\n");
 }
 
+/* Replaced by the thread models' context switch (context_cm.c). */
+void cm_pendsv(void) __attribute__((weak, alias("cm_unexpected_irq")));
+
 void cm_unexpected_irq(void)
 {
     __asm volatile("cpsid i" ::: "memory");

@@ -1,0 +1,115 @@
+/* Thread contexts on Cortex-M3 (the thread models' half of the port, see
+ * kernel/thread.h): threads run in thread mode on the process stack (PSP),
+ * interrupts on the main stack. A switch is PendSV at the lowest priority,
+ * so it happens only once every interrupt handler has returned and
+ * interrupts are unmasked; the hardware has stacked r0-r3, r12, lr, pc and
+ * xPSR on the thread's stack, PendSV adds r4-r11. The MPU keeps the running
+ * thread's stack guard read-only, so an overflow faults at the first write
+ * (MemManage, reported with the task by the fault handler). */
+#include "cm3.h"
+#include "cortex_m.h"
+#include "../../kernel/thread.h" /* the thread models' port interface */
+
+#define MPU_CTRL CM_REG(0xE000ED94u)
+#define MPU_RNR CM_REG(0xE000ED98u)
+#define MPU_RBAR CM_REG(0xE000ED9Cu)
+#define MPU_RASR CM_REG(0xE000EDA0u)
+#define MPU_CTRL_ENABLE (1u << 0)
+#define MPU_CTRL_PRIVDEFENA (1u << 2) /* the default map for everything else */
+#define MPU_RASR_XN (1u << 28)
+#define MPU_RASR_AP_PRIV_RO (5u << 24)
+#define MPU_RASR_ENABLE 1u
+#define GUARD_REGION 7u /* the highest number wins where regions overlap */
+
+#define ICSR_PENDSVSET (1u << 28)
+#define XPSR_THUMB 0x01000000u
+#define PRIO_PENDSV 0xffu
+
+#ifndef TERN_MPU_GUARD
+#define TERN_MPU_GUARD 1
+#endif
+
+/* A thread that returns from its entry function: the kernel's bodies loop
+ * forever, so this is a bug worth stopping for. */
+static void thread_returned(void)
+{
+    tern_printf("\ntern: a thread returned from its entry function\n");
+    port_exit(CM_EXIT_FAULT);
+}
+
+/* The first frame: what PendSV pops when the thread first runs. */
+void *port_thread_init(uint8_t *stack_lo, uint32_t size, void (*entry)(void *), void *arg)
+{
+    uint32_t *sp = (uint32_t *)(void *)(((uintptr_t)stack_lo + size) & ~(uintptr_t)7);
+    *--sp = XPSR_THUMB;
+    *--sp = (uint32_t)(uintptr_t)entry & ~1u; /* pc */
+    *--sp = (uint32_t)(uintptr_t)thread_returned; /* lr */
+    *--sp = 0;                                    /* r12 */
+    *--sp = 0;                                    /* r3 */
+    *--sp = 0;                                    /* r2 */
+    *--sp = 0;                                    /* r1 */
+    *--sp = (uint32_t)(uintptr_t)arg;             /* r0 */
+    for (int r = 11; r >= 4; r--)
+        *--sp = 0; /* r11 .. r4 */
+    return sp;
+}
+
+void port_thread_switch(void)
+{
+    SCB_ICSR = ICSR_PENDSVSET;
+}
+
+void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
+{
+#if TERN_MPU_GUARD
+    uint32_t size_field = 0;
+    while ((2u << size_field) < bytes)
+        size_field++; /* region size = 2^(SIZE+1) */
+    MPU_RNR = GUARD_REGION;
+    MPU_RBAR = (uint32_t)(uintptr_t)stack_lo;
+    MPU_RASR = MPU_RASR_XN | MPU_RASR_AP_PRIV_RO | (size_field << 1) | MPU_RASR_ENABLE;
+    MPU_CTRL = MPU_CTRL_ENABLE | MPU_CTRL_PRIVDEFENA;
+    cm_dsb_isb();
+#else
+    (void)stack_lo;
+    (void)bytes;
+#endif
+}
+
+/* Become the first thread: PendSV at the lowest priority, the main stack
+ * given back whole to the interrupt handlers, thread mode on the process
+ * stack at `stack_top`, then the entry function. */
+void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg)
+{
+    SCB_SHPR3 = (SCB_SHPR3 & ~(0xffu << 16)) | (PRIO_PENDSV << 16);
+    __asm volatile("cpsid i\n\t"
+                   "msr psp, %0\n\t"
+                   "movs r0, #2\n\t" /* CONTROL.SPSEL: thread mode uses PSP */
+                   "msr control, r0\n\t"
+                   "isb\n\t"
+                   "msr msp, %1\n\t"
+                   "mov r0, %3\n\t"
+                   "cpsie i\n\t"
+                   "blx %2\n\t"
+                   :
+                   : "r"(stack_top), "r"(__stack_top), "r"(entry), "r"(arg)
+                   : "r0", "memory");
+    thread_returned();
+    for (;;)
+        ;
+}
+
+/* PendSV: save r4-r11 below the hardware frame, let the kernel choose, and
+ * resume whichever thread it returns. r4 carries EXC_RETURN across the
+ * call (thread_switch preserves it as a callee-saved register). */
+__attribute__((naked)) void cm_pendsv(void)
+{
+    __asm volatile("mrs r0, psp\n\t"
+                   "stmdb r0!, {r4-r11}\n\t"
+                   "mov r4, lr\n\t"
+                   "bl thread_switch\n\t"
+                   "mov lr, r4\n\t"
+                   "ldmia r0!, {r4-r11}\n\t"
+                   "msr psp, r0\n\t"
+                   "bx lr\n");
+}

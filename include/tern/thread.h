@@ -1,0 +1,96 @@
+/* Blocking services of the thread models (`threads`, `adaptive`): every
+ * task is a thread with its own stack that runs `loop { receive; handle }`,
+ * so a handler may block. Only built into thread-model kernels; calling a
+ * blocking function from an interrupt, from idle or with interrupts masked
+ * returns TERN_ESTATE instead of blocking. */
+#ifndef TERN_THREAD_H
+#define TERN_THREAD_H
+
+#include "tern/types.h"
+
+#ifndef TERN_THREAD_STACK_DEFAULT
+#define TERN_THREAD_STACK_DEFAULT 1024 /* bytes, for a task whose stack_size is 0 */
+#endif
+#ifndef TERN_THREAD_STACK_POOL
+#define TERN_THREAD_STACK_POOL 16384 /* bytes shared by every thread stack */
+#endif
+#ifndef TERN_IDLE_STACK
+#define TERN_IDLE_STACK 1024 /* the idle thread runs the idle hooks and work */
+#endif
+/* Round-robin quantum between threads of one priority level, in CPU cycles
+ * (instructions on QEMU boards): 10 ms of the 4 MHz sensor CPU. */
+#ifndef TERN_SLICE_CYCLES
+#define TERN_SLICE_CYCLES 40000u
+#endif
+/* adaptive (seed 003 5.2): every DELTA quanta a preemption-free period
+ * begins, lasting at most PF_QUANTA quanta. */
+#ifndef TERN_ADAPTIVE_DELTA
+#define TERN_ADAPTIVE_DELTA 100u
+#endif
+#ifndef TERN_ADAPTIVE_PF_QUANTA
+#define TERN_ADAPTIVE_PF_QUANTA TERN_ADAPTIVE_DELTA
+#endif
+/* Bytes at the bottom of every thread stack that must never be written:
+ * checked on every context switch, and an MPU no-write region where the
+ * CPU has one. A power of two >= 32 (the smallest MPU region). */
+#ifndef TERN_STACK_GUARD
+#define TERN_STACK_GUARD 32u
+#endif
+/* Exit status of a run stopped because a thread overflowed its stack. */
+#define TERN_EXIT_STACK_OVERFLOW 4
+
+/* Give up the CPU to the next ready thread of the same priority. */
+tern_status tern_yield(void);
+
+/* Block the calling thread for `ticks` board clock ticks. */
+tern_status tern_sleep(tern_time ticks);
+
+/* Counting semaphore (a binary one has max 1). give is interrupt-safe and
+ * hands the unit to the highest-priority waiter (oldest first among equals). */
+typedef struct tern_sem {
+    struct thread *waiters;
+    uint16_t count, max;
+} tern_sem;
+
+void tern_sem_init(tern_sem *s, uint16_t count, uint16_t max);
+tern_status tern_sem_take(tern_sem *s);     /* blocks while count is 0 */
+tern_status tern_sem_try_take(tern_sem *s); /* TERN_ESTATE when count is 0 */
+tern_status tern_sem_give(tern_sem *s);     /* TERN_EFULL when already at max */
+
+/* Mutex with priority inheritance: while a thread of higher priority waits,
+ * the owner runs at that priority (transitively through chains of
+ * mutexes). Only the owner may unlock (TERN_EOWNER otherwise). */
+typedef struct tern_mutex {
+    struct thread *owner;
+    struct thread *waiters;
+    struct tern_mutex *next_held; /* the owner's other mutexes */
+    uint16_t depth;               /* recursive locks by the owner */
+} tern_mutex;
+
+void tern_mutex_init(tern_mutex *m);
+tern_status tern_mutex_lock(tern_mutex *m);
+tern_status tern_mutex_unlock(tern_mutex *m);
+
+/* The running thread's effective priority (raised by inheritance), -1 in
+ * interrupt or idle. */
+int tern_thread_priority(void);
+
+/* Context switches by kind (tern_counters.ctx_switches is their sum). */
+typedef struct {
+    uint32_t voluntary;     /* the thread blocked, slept or yielded */
+    uint32_t involuntary;   /* preempted while still ready: priority or slice */
+    uint32_t from_idle;     /* the idle thread gave way to a woken thread */
+    uint32_t slices;        /* quanta that expired with another thread waiting */
+    uint32_t pf_entered;    /* adaptive: preemption-free periods begun */
+    uint32_t pf_left;       /* ... and ended */
+    uint32_t pf_long_preempted; /* long threads preempted when a period began */
+    uint32_t stack_bytes[TERN_MAX_TASKS]; /* deepest use of each task's stack */
+} tern_thread_stats;
+
+/* Fills stack_bytes by scanning the painted stacks. */
+const tern_thread_stats *tern_thread_get_stats(void);
+
+/* adaptive: true while a preemption-free period runs. */
+bool tern_adaptive_in_pf(void);
+
+#endif

@@ -1,0 +1,87 @@
+/* Kernel-internal side of the thread models: the thread object, the
+ * scheduler's entry points for the message layer (sched_threads.c) and the
+ * policy hooks (policy_threads.c, policy_adaptive.c), and what an arch
+ * port implements to switch contexts. */
+#ifndef TERN_KERNEL_THREAD_H
+#define TERN_KERNEL_THREAD_H
+
+#include "kernel.h"
+#include "tern/thread.h"
+
+typedef enum {
+    T_READY = 0, /* in a ready queue */
+    T_RUNNING,   /* the current thread */
+    T_RECV,      /* blocked in receive: mailbox empty */
+    T_SEM,       /* blocked on a semaphore */
+    T_MUTEX,     /* blocked on a mutex */
+    T_SLEEP,     /* tern_sleep */
+    T_DEAD,      /* its task was finalized */
+} thread_state;
+
+typedef struct thread {
+    void *sp;              /* saved stack pointer while switched out */
+    struct thread *next;   /* ready queue or wait list */
+    uint8_t *stack_lo;     /* lowest byte: the guard starts here */
+    uint32_t stack_size;
+    tern_msg *mbox_head, *mbox_tail; /* messages for the task, arrival order */
+    tern_mutex *held;      /* mutexes it owns (for inheritance) */
+    tern_mutex *blocked_on;
+    void *wait_list;       /* the list (thread **) it waits in, if any */
+    tern_alarm wake;       /* tern_sleep */
+    tern_time run_start;   /* clock when it last got the CPU */
+    tern_time quantum_left; /* ticks of its quantum still unused */
+    int8_t prio;           /* effective: base or inherited; idle = -1 */
+    int8_t base_prio;
+    uint8_t state;         /* thread_state */
+    uint8_t task;          /* task id, TERN_NO_TASK for idle */
+    uint8_t expired;       /* its quantum ran out with a peer waiting */
+    uint8_t long_run;      /* started its run with a full quantum (seed 003 beta) */
+} thread;
+
+/* Scheduler (thread.c); interrupts disabled unless said otherwise. */
+void threads_reset(void);
+thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void *),
+                      void *arg);
+thread *thread_of(tern_task_id task);
+thread *thread_current(void);
+bool threads_started(void);
+bool threads_any_ready(void); /* a thread other than idle could run */
+_Noreturn void threads_start(void (*idle_entry)(void *)); /* interrupts enabled */
+void mailbox_put(thread *t, tern_msg *m);
+tern_msg *thread_receive(void); /* blocks; interrupts enabled, returns the same way */
+_Noreturn void thread_exit(void);
+void threads_report_stacks(void);
+
+/* Policy hooks (policy_threads.c / policy_adaptive.c). */
+void tpolicy_reset(void);
+void tpolicy_start(void);
+/* The ready thread to run next, not yet removed; NULL if none. */
+thread *tpolicy_pick(void);
+/* May ready thread `cand` take the CPU from running thread `run` now? */
+bool tpolicy_preempts(const thread *run, const thread *cand);
+/* `run` used its quantum and a peer is ready: preempt it? */
+bool tpolicy_slice_preempts(const thread *run);
+
+/* For the policies: ready queues and the quantum. */
+thread *ready_first(bool (*accept)(const thread *t));
+tern_time thread_quantum(void);
+void thread_request_switch(void);
+extern tern_thread_stats thread_stats;
+
+/* --- What an arch port implements (arch/<cpu>/context_*.c) -------------
+ * A thread's context lives on its own stack. The port builds the first
+ * frame, starts the first thread, and performs a switch when asked: it saves
+ * the running thread's registers, calls thread_switch(sp), and restores the
+ * registers from the stack pointer it returns. A requested switch must wait
+ * until interrupts are enabled and no interrupt handler is running
+ * (Cortex-M: PendSV at the lowest priority; AVR: at the outermost interrupt
+ * exit and when a critical section ends). */
+void *port_thread_init(uint8_t *stack_lo, uint32_t size, void (*entry)(void *), void *arg);
+_Noreturn void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg);
+void port_thread_switch(void);
+/* The thread whose stack starts at stack_lo is about to run: protect its
+ * guard bytes if the CPU can (MPU); a no-op otherwise. */
+void port_thread_guard(uint8_t *stack_lo, uint32_t bytes);
+void *thread_switch(void *sp);
+
+#endif
