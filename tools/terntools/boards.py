@@ -38,7 +38,14 @@ class Board:
     qemu_machine: str | None = None
     qemu_cpu: str | None = None
     icount_shift: int | None = None
+    models: tuple[str, ...] = ()  # execution models the port supports; () = not listed
+    flash_bytes: int | None = None
+    ram_bytes: int | None = None
     path: Path | None = None
+
+    def supports(self, model: str) -> bool:
+        """True unless the board lists its models and this one is not among them."""
+        return not self.models or model in self.models
 
     def ticks_to_cycles(self, ticks: int | float | Fraction) -> Fraction:
         """Board clock ticks -> emulated CPU cycles (QEMU: instructions)."""
@@ -83,6 +90,22 @@ def _ratio(data: dict[str, Any], path: Path) -> Fraction:
     return Fraction(num, den)
 
 
+def _models(data: dict[str, Any], path: Path) -> tuple[str, ...]:
+    value = data.get("models")
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value or not all(isinstance(m, str) and m for m in value):
+        raise UsageError(f"{_where(path)}: key \"models\" must be a non-empty list of model names, not {value!r}")
+    return tuple(value)
+
+
+def _size(data: dict[str, Any], key: str, path: Path) -> int | None:
+    value = _optional(data, key, int, path)
+    if value is not None and value <= 0:
+        raise UsageError(f"{_where(path)}: key \"{key}\" must be positive, not {value}")
+    return value
+
+
 def board_from_dict(data: dict[str, Any], path: Path) -> Board:
     """Validate a parsed board.json; errors name the file and the key."""
     if not isinstance(data, dict):
@@ -116,6 +139,9 @@ def board_from_dict(data: dict[str, Any], path: Path) -> Board:
         qemu_machine=qemu_machine,
         qemu_cpu=_optional(data, "qemu_cpu", str, path),
         icount_shift=icount_shift,
+        models=_models(data, path),
+        flash_bytes=_size(data, "flash_bytes", path),
+        ram_bytes=_size(data, "ram_bytes", path),
         path=path,
     )
 

@@ -629,7 +629,10 @@ def run_sweep(
     elves: dict[str, Path] = {}
     skipped: list[str] = []
     for model in plan.models:
-        elf = builder(plan.board, model, root) if plan.build else elf_path(root, plan.board, model)
+        if not plan.board.supports(model):
+            elf = None  # the board's models list says so; no need to ask CMake
+        else:
+            elf = builder(plan.board, model, root) if plan.build else elf_path(root, plan.board, model)
         if elf is None:
             skipped.append(model)
             progress_stream.write(f"seed000: model {model} is not available on board {plan.board.name}; skipped\n")

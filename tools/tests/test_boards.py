@@ -94,3 +94,38 @@ def test_load_board_by_name_and_by_path(tmp_path: Path) -> None:
         load_board("cc2538", tmp_path)
     with pytest.raises(UsageError, match=r"no boards/\*/board.json exists yet"):
         load_board("cc2538", tmp_path / "elsewhere")
+
+
+def test_models_and_memory_sizes_are_optional() -> None:
+    board = board_from_dict({**MPS2, "models": ["fifo", "stack"], "flash_bytes": 262144, "ram_bytes": 65536},
+                            Path("b.json"))  # fmt: skip
+    assert board.models == ("fifo", "stack") and (board.flash_bytes, board.ram_bytes) == (262144, 65536)
+    assert board.supports("stack") and not board.supports("threads")
+    # a board without a list does not restrict: CMake decides
+    assert board_from_dict(MPS2, Path("b.json")).supports("threads")
+
+
+@pytest.mark.parametrize(
+    ("changes", "complaint"),
+    [
+        ({"models": []}, 'key "models" must be a non-empty list of model names'),
+        ({"models": "fifo"}, 'key "models" must be a non-empty list of model names'),
+        ({"models": ["fifo", 3]}, 'key "models" must be a non-empty list of model names'),
+        ({"ram_bytes": 0}, 'key "ram_bytes" must be positive, not 0'),
+        ({"flash_bytes": "256k"}, 'key "flash_bytes" must be int or null'),
+    ],
+)
+def test_bad_models_or_sizes_name_the_key(changes: dict[str, Any], complaint: str) -> None:
+    assert complaint in _error_for(changes)
+
+
+@pytest.mark.parametrize("name", ["mps2-an385", "lm3s6965evb", "atmega128"])
+def test_the_repository_board_files_load(name: str) -> None:
+    from conftest import ROOT
+
+    path = ROOT / "boards" / name / "board.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is not written yet")
+    board = load_board(name, ROOT)
+    assert board.name == name and board.cpu_hz == 4_000_000  # every board emulates the 4 MHz scenario CPU
+    assert board.models, f"{path} should list its models (CMake reads them)"

@@ -407,3 +407,16 @@ def test_command_line_lists() -> None:
 
 def test_test_boards_are_the_ones_this_file_assumes() -> None:
     assert (DATA / "boards" / "mps2-an385" / "board.json").is_file()
+
+
+def test_run_sweep_skips_models_the_board_does_not_list(tmp_path: Path, mps2: Board) -> None:
+    import dataclasses
+
+    board = dataclasses.replace(mps2, models=("fifo",))
+
+    def builder(board: Board, model: str, root: Path) -> Path | None:
+        raise AssertionError(f"asked to build {model}")
+
+    plan = seed000.SweepPlan(board=board, models=["threads"], ns=[1], ls_ms=[1], samples=2)
+    result = seed000.run_sweep(plan, progress_stream=io.StringIO(), root=tmp_path, builder=builder)
+    assert result.skipped == ["threads"] and result.doc["runs"] == []
