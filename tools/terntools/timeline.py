@@ -384,7 +384,7 @@ def response_table(timelines: Mapping[str, Timeline]) -> str:
     head = "| message | " + " | ".join(models) + " |\n|---|" + "--:|" * len(models) + "\n"
     keyed = {m: {(r.task, r.nth): r for r in tl.runs if r.posted is not None} for m, tl in timelines.items()}
     first: dict[tuple[int, int], Run] = {}
-    for m in reversed(models):  # label and order by the first model's run
+    for m in reversed(models):  # label each message by its run in the first model
         first.update(keyed[m])
     keys = sorted(first, key=lambda k: (min(keyed[m][k].posted or 0 for m in models if k in keyed[m]), k))
     lines = []
