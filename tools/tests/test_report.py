@@ -82,3 +82,14 @@ def test_plots_are_written(tmp_path: Path) -> None:
     text = report.markdown_report({**DOC, "runs": runs}, paths, tmp_path)
     assert "![seed000_E_t](plots/seed000_E_t.png)" in text
     assert report.write_plots([], tmp_path / "none") == []
+
+
+def test_stack_stands_in_for_threads_when_there_is_none() -> None:
+    runs = [run("fifo", 1, 1), run("stack", 1, 1, E_t=1100.0, I_t=99.45, I_o=0.35), run("priority", 1, 1)]
+    text = report.markdown_report({**DOC, "runs": runs})
+    assert "There is no `threads` run here, so the comparisons set `stack` (preemptive)" in text
+    # 1100 / 1050 - 1 = 4.76 %; 99.5 - 99.45 = 0.05 points
+    assert reference_row(text, "E_t, MANTIS vs TinyOS, n=1, l_s=1 ms") == "stack E_t is 4.8 % longer than fifo"
+    assert reference_row(text, "idle time difference, n=1, l_s=1 ms") == "fifo - stack = 0.05 points"
+    # with threads present, threads is the one compared and nothing stands in
+    assert "stands in" not in report.markdown_report(DOC) and "There is no" not in report.markdown_report(DOC)
