@@ -57,6 +57,22 @@
 
 #define SYSTICK_MAX 0x00FFFFFFu /* 24-bit reload: a period of 2^24 ticks */
 
+/* Memory protection unit (ARMv7-M PMSAv7) */
+#define MPU_CTRL CM_REG(0xE000ED94u)
+#define MPU_RBAR CM_REG(0xE000ED9Cu)
+#define MPU_RASR CM_REG(0xE000EDA0u)
+#define MPU_CTRL_ENABLE (1u << 0)
+#define MPU_CTRL_PRIVDEFENA (1u << 2) /* default map where no region matches */
+#define MPU_RBAR_VALID (1u << 4)      /* take the region number from RBAR */
+#define MPU_RASR_XN (1u << 28)
+#define MPU_RASR_AP_NONE (0u << 24)
+#define MPU_RASR_AP_FULL (3u << 24)
+#define MPU_RASR_AP_RO (6u << 24)
+#define MPU_RASR_NORMAL_WT (1u << 17) /* TEX=0 C=1 B=0: flash */
+#define MPU_RASR_NORMAL_WB (3u << 17) /* TEX=0 C=1 B=1: SRAM */
+#define MPU_RASR_SIZE(log2) ((uint32_t)((log2) - 1) << 1)
+#define MPU_RASR_ENABLE 1u
+
 /* Sleep states as a Cortex-M3 sensor MCU would offer them, in ticks of
  * 80 ns: WFI sleep costs nothing to leave; deep sleep stops the high-speed
  * clock, so it pays off only for idle periods of 1 ms and takes 50 us (of
@@ -111,8 +127,38 @@ __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 64
     UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
 };
 
+/* The real LM3S6965 answers an access to an address with nothing behind
+ * it with a BusFault; QEMU's lm3s6965evb is a legacy machine that ignores
+ * bus errors (the access reads 0 and writes vanish). The MPU restores the
+ * trap: everything outside flash, SRAM, the peripherals and the private
+ * peripheral bus (which the MPU never checks) is no-access, so a wild
+ * pointer ends in a MemManage fault report naming the address (MMFAR).
+ * On overlap the higher region number wins. */
+static const struct {
+    uint32_t base, attr;
+} mpu_regions[] = {
+    {0x00000000u, MPU_RASR_SIZE(29) | MPU_RASR_AP_NONE | MPU_RASR_XN}, /* code space */
+    {0x20000000u, MPU_RASR_SIZE(29) | MPU_RASR_AP_NONE | MPU_RASR_XN}, /* SRAM space */
+    {0x60000000u, MPU_RASR_SIZE(29) | MPU_RASR_AP_NONE | MPU_RASR_XN}, /* external RAM */
+    {0x80000000u, MPU_RASR_SIZE(31) | MPU_RASR_AP_NONE | MPU_RASR_XN}, /* devices, system */
+    {0x00000000u, MPU_RASR_SIZE(18) | MPU_RASR_AP_RO | MPU_RASR_NORMAL_WT}, /* 256K flash */
+    {0x20000000u, MPU_RASR_SIZE(16) | MPU_RASR_AP_FULL | MPU_RASR_NORMAL_WB | MPU_RASR_XN}, /* 64K SRAM */
+};
+
+static void mpu_init(void)
+{
+    MPU_CTRL = 0;
+    for (uint32_t r = 0; r < sizeof mpu_regions / sizeof mpu_regions[0]; r++) {
+        MPU_RBAR = mpu_regions[r].base | MPU_RBAR_VALID | r;
+        MPU_RASR = mpu_regions[r].attr | MPU_RASR_ENABLE;
+    }
+    MPU_CTRL = MPU_CTRL_ENABLE | MPU_CTRL_PRIVDEFENA;
+    cm_dsb_isb();
+}
+
 void board_init(void)
 {
+    mpu_init();
     SYSCTL_RCGC1 |= RCGC1_UART0 | RCGC1_TIMER0;
 
     /* 115200 baud 8N1 from the 12.5 MHz clock (QEMU ignores the rate):

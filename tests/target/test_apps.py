@@ -14,6 +14,12 @@ from conftest import ARCH, BOARDS, run
 # 1046 (stack) to 1253 (fifo) instructions.
 TIMER_LATENESS_BOUND = 1500
 
+# The fault app loads from 0xF0000000, which has nothing behind it: a
+# BusFault naming the address in BFAR. QEMU's lm3s6965evb ignores bus
+# errors (a legacy machine), so that board traps the access with its MPU:
+# a MemManage fault naming the address in MMFAR (boards/lm3s6965evb/board.c).
+WILD_ACCESS_FAULT = {"lm3s6965evb": ("MemManage", "MMFAR")}
+
 
 def test_hello(board_model: tuple[str, str]) -> None:
     board, model = board_model
@@ -71,8 +77,9 @@ def test_fault_is_reported_with_task_and_nonzero_status(board: str) -> None:
         pytest.skip("the fault app raises a Cortex-M BusFault")
     r = run(board, "stack", "fault")
     assert r.status == 3, r.out
-    assert "tern: FAULT BusFault" in r.out
-    assert "BFAR=f0000000" in r.out
+    kind, address = WILD_ACCESS_FAULT.get(board, ("BusFault", "BFAR"))
+    assert f"tern: FAULT {kind}" in r.out
+    assert f"{address}=f0000000" in r.out
     assert re.search(r"PC=[0-9a-f]{8}", r.out)
     assert "task=crasher (id 0)" in r.out
     assert "survived" not in r.out
