@@ -93,3 +93,14 @@ def test_stack_stands_in_for_threads_when_there_is_none() -> None:
     assert reference_row(text, "idle time difference, n=1, l_s=1 ms") == "fifo - stack = 0.05 points"
     # with threads present, threads is the one compared and nothing stands in
     assert "stands in" not in report.markdown_report(DOC) and "There is no" not in report.markdown_report(DOC)
+
+
+def test_dispatch_cost_uses_the_fastest_job_when_known() -> None:
+    # E_t_min 1100 us = 4400 cycles at 4 MHz: 400 beyond l_p; 1097.25 us -> 4389 -> 389
+    runs = [run("fifo", 1, 1, E_t_min=1100.0), run("stack", 1, 1, E_t_min=1097.25, E_t=1000.0)]
+    text = report.markdown_report({**DOC, "runs": runs})
+    assert reference_row(text, "MANTIS interrupt-to-task cost") == (
+        "min e - l_p at n=1, l_s=1 ms: fifo 400 instructions; stack 389 instructions"
+    )
+    # 1000 / 1050 - 1 = -4.8 %: said as "shorter"
+    assert reference_row(text, "E_t, MANTIS vs TinyOS, n=1, l_s=1 ms") == "stack E_t is 4.8 % shorter than fifo"
