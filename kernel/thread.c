@@ -102,11 +102,13 @@ static void ready_remove(thread *t)
  * when accept is NULL). */
 thread *ready_first(bool (*accept)(const thread *t))
 {
+    if (!accept) /* the common question: one count-leading-zeros */
+        return ready_mask ? ready_head[31 - __builtin_clz(ready_mask)] : NULL;
     for (int p = TERN_PRIO_LEVELS - 1; p >= 0; p--) {
         if (!(ready_mask & (1u << p)))
             continue;
         for (thread *t = ready_head[p]; t; t = t->next)
-            if (!accept || accept(t))
+            if (accept(t))
                 return t;
     }
     return NULL;
@@ -188,15 +190,15 @@ static _Noreturn void stack_overflow(const thread *t, const void *sp)
 }
 
 /* On every switch: the saved stack pointer must lie above the guard, and
- * the guard must still hold its paint (a frame may have jumped over it). */
+ * the guard's lowest and highest words must still hold their paint (a
+ * frame may have jumped past the pointer check; on Cortex-M the MPU also
+ * stops the first write into the guard). */
 static void check_stack(const thread *t, const void *sp)
 {
     const uint32_t *g = (const uint32_t *)(const void *)t->stack_lo;
-    if ((const uint8_t *)sp < t->stack_lo + TERN_STACK_GUARD)
+    if ((const uint8_t *)sp < t->stack_lo + TERN_STACK_GUARD || g[0] != STACK_PAINT ||
+        g[TERN_STACK_GUARD / 4 - 1] != STACK_PAINT)
         stack_overflow(t, sp);
-    for (unsigned i = 0; i < TERN_STACK_GUARD / 4; i++)
-        if (g[i] != STACK_PAINT)
-            stack_overflow(t, sp);
 }
 
 /* A thread leaves the CPU: what is left of its quantum (seed 003 5.3). A

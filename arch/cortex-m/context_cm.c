@@ -62,9 +62,7 @@ void port_thread_switch(void)
 void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
 {
 #if TERN_MPU_GUARD
-    uint32_t size_field = 0;
-    while ((2u << size_field) < bytes)
-        size_field++; /* region size = 2^(SIZE+1) */
+    uint32_t size_field = (uint32_t)__builtin_ctz(bytes) - 1u; /* size = 2^(SIZE+1) */
     MPU_RNR = GUARD_REGION;
     MPU_RBAR = (uint32_t)(uintptr_t)stack_lo;
     MPU_RASR = MPU_RASR_XN | MPU_RASR_AP_PRIV_RO | (size_field << 1) | MPU_RASR_ENABLE;
