@@ -73,13 +73,16 @@
 #define MPU_RASR_SIZE(log2) ((uint32_t)((log2) - 1) << 1)
 #define MPU_RASR_ENABLE 1u
 
-/* Sleep states as a Cortex-M3 sensor MCU would offer them, in ticks of
- * 80 ns: WFI sleep costs nothing to leave; deep sleep stops the high-speed
- * clock, so it pays off only for idle periods of 1 ms and takes 50 us (of
- * the 4 MHz-equivalent CPU: 200 cycles = 320 ticks) to wake. */
+/* Sleep states as a Cortex-M3 sensor MCU would offer them, stated in
+ * cycles of the 4 MHz sensor CPU the benchmarks model (one instruction
+ * each) and converted to ticks (8 ticks = 5 cycles): WFI sleep costs
+ * nothing to leave; deep sleep stops the high-speed clock, so it pays off
+ * only for idle periods of 1 ms (4000 cycles) and takes 50 us (200
+ * cycles) to wake. */
+#define CYCLES_TO_TICKS(c) ((c) * 8u / 5u)
 static const tern_sleep_state sleep_states[] = {
     {.name = "sleep", .residency = 0, .exit_latency = 0},
-    {.name = "deep-sleep", .residency = 12500, .exit_latency = 625},
+    {.name = "deep-sleep", .residency = CYCLES_TO_TICKS(4000), .exit_latency = CYCLES_TO_TICKS(200)},
 };
 
 const tern_board_info port_board = {
