@@ -139,6 +139,10 @@ def test_summarize_on_mps2(mps2: Board) -> None:
     assert run["I_t"] == pytest.approx(99.5)
     assert run["I_max"] == pytest.approx(99.8)
     assert run["I_o"] == pytest.approx(0.3)
+    # the work done: 2 sensing jobs + 3 forwarding jobs of 4000 cycles in T = 8e6 cycles
+    # (12.8e6 ticks * 5/8): I_max_run = 100 (1 - 20000 / 8e6) = 99.75 %, I_o_run = 0.25 points
+    assert run["I_max_run"] == pytest.approx(99.75)
+    assert run["I_o_run"] == pytest.approx(0.25)
     # I_p = 3184000 ticks = 497500 us; deviations (thousands of ticks) -1184, -184, 552, 816:
     # squares 1401856 + 33856 + 304704 + 665856 = 2406272, / 4 = 601568 -> sd 1000 sqrt(601568) ticks
     assert run["I_p"] == pytest.approx(497500.0)
@@ -220,7 +224,9 @@ W = "fifo n=1 l_s=1ms: "
         ({"E_t_min": 900.0, "E_t_p50": 950.0}, W + "a job took 900 us, less than its l_p = 1000 us of work"),
         ({"I_max": 99.0, "I_o": -0.5}, W + "I_max = 99 %, but eq. 4 gives 99.8 % at 4000000 Hz"),
         ({"I_o": 0.4}, W + "I_o = 0.4 is not I_max - I_t = 0.3"),
-        ({"I_t": 99.95, "I_o": 99.8 - 99.95}, W + "I_t = 99.950 % exceeds I_max = 99.800 %"),
+        ({"I_t": 99.95, "I_o": 99.8 - 99.95, "I_o_run": 99.75 - 99.95},
+         W + "I_t = 99.950 % exceeds I_max_run = 99.750 %"),
+        ({"I_o_run": 0.3}, W + "I_o_run = 0.3 is not I_max_run - I_t"),
     ],
 )
 def test_check_run_finds_each_inconsistency(good_run: dict[str, Any], changes: dict[str, Any], complaint: str) -> None:
@@ -236,9 +242,18 @@ def test_check_run_lost_messages_may_be_drops(good_run: dict[str, Any]) -> None:
 
 
 def test_check_run_tolerates_i_t_just_above_i_max(good_run: dict[str, Any]) -> None:
-    # 0.05 points above the ideal is inside the default 0.1-point tolerance, 0.2 is not
-    assert check_run({**good_run, "I_t": 99.85, "I_o": 99.8 - 99.85}) == []
-    assert check_run({**good_run, "I_t": 99.85, "I_o": 99.8 - 99.85}, tolerance=0.01) != []
+    # 0.05 points above the bound of the work done (99.75 %) is inside the default
+    # 0.1-point tolerance, not inside 0.01
+    above = {"I_t": 99.8, "I_o": 0.0, "I_o_run": 99.75 - 99.8}
+    assert check_run({**good_run, **above}) == []
+    assert check_run({**good_run, **above}, tolerance=0.01) != []
+
+
+def test_check_run_without_run_bound_uses_eq4(good_run: dict[str, Any]) -> None:
+    old_record = {k: v for k, v in good_run.items() if k not in ("I_max_run", "I_o_run")}
+    assert check_run({**old_record, "I_t": 99.85, "I_o": 99.8 - 99.85}) == []
+    assert check_run({**old_record, "I_t": 99.95, "I_o": 99.8 - 99.95}) == [
+        W + "I_t = 99.950 % exceeds I_max = 99.800 %"]
 
 
 def test_check_run_names_missing_keys(good_run: dict[str, Any]) -> None:
