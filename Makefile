@@ -5,7 +5,7 @@
 # Both install what they need first (Debian packages, a Python venv in .venv).
 
 BOARD ?= mps2-an385
-MODELS ?= fifo,priority,stack
+MODELS ?= fifo,priority,stack,threads,adaptive
 VENV := .venv
 PY := $(VENV)/bin/python
 JOBS ?= $(shell nproc)
