@@ -32,13 +32,14 @@
 #define DEADLINE_TIMER 0x40001000u /* TIMER1 */
 #define DEADLINE_IRQ 9u
 
-/* Sleep states as a Cortex-M3 sensor MCU would offer them, in ticks of
- * 40 ns: WFI sleep costs nothing to leave; deep sleep stops the high-speed
- * clock, so it pays off only for idle periods of 1 ms and takes 50 us
- * (of the 4 MHz-equivalent CPU: 200 cycles = 320 ticks) to wake. */
+/* Sleep states as a Cortex-M3 sensor MCU would offer them, in ticks (5/8
+ * of a cycle of the 4 MHz-equivalent CPU): WFI sleep costs nothing to
+ * leave; deep sleep stops the high-speed clock, so it pays off only for
+ * idle periods of 1 ms (4000 cycles = 6400 ticks) and takes 50 us (200
+ * cycles = 320 ticks) to wake. The same in cycles as lm3s6965evb. */
 static const tern_sleep_state sleep_states[] = {
     {.name = "sleep", .residency = 0, .exit_latency = 0},
-    {.name = "deep-sleep", .residency = 25000, .exit_latency = 1250},
+    {.name = "deep-sleep", .residency = 6400, .exit_latency = 320},
 };
 
 const tern_board_info port_board = {
