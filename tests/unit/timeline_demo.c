@@ -3,9 +3,13 @@
  * `./tern docs timeline` draws as one timeline per model.
  *
  * Tasks: low (priority 1), mid (4), high (6). After the INITs, interrupts
- * post to low at t = 1 (100 ticks of work), to mid at t = 21 (50 ticks)
- * and to high at t = 31 (30 ticks); high posts to mid 10 ticks into its
- * work. */
+ * post to low at t = 1 (100 ticks of work), to low again at t = 11 (a
+ * second message, 100 ticks) and to mid at t = 21 (50 ticks); mid posts to
+ * high (30 ticks) 10 ticks into its work. So the demo shows a task posting
+ * to a higher one (the stack model runs it at once, nested), an interrupt
+ * post to a higher task while a lower handler runs (only the stack model
+ * preempts), and a second message to a task that is already running (the
+ * stack model queues it until that handler has returned). */
 #include <stdio.h>
 
 #include "host.h"
@@ -19,9 +23,9 @@ static tern_status handler(void *state, tern_msg *m)
     if (m->port != TERN_PORT_APP(0))
         return TERN_OK;
     tern_task_id self = tern_self();
-    if (self == 2) {
+    if (self == 1) {
         host_work(10);
-        tern_send(1, TERN_PORT_APP(0), NULL, 0, 0);
+        tern_send(2, TERN_PORT_APP(0), NULL, 0, 0);
         host_work(work[self] - 10);
     } else {
         host_work(work[self]);
@@ -53,8 +57,8 @@ int main(void)
     tern_event drop[TERN_TRACE_EVENTS];
     (void)tern_trace_read(drop, TERN_TRACE_EVENTS); /* keep only the scenario itself */
     host_inject(1, post, (void *)0);
+    host_inject(11, post, (void *)0);
     host_inject(21, post, (void *)1);
-    host_inject(31, post, (void *)2);
     host_run_until(400);
     tern_trace_drain();
     printf("MODEL %s\n%s", tern_model_name, host_console());

@@ -425,7 +425,9 @@ def write_png(tl: Timeline, path: Path, title: str) -> None:
         if from_irq:
             ax.annotate("", xy=(time, y["irq"] - 0.3), xytext=(time, y["irq"] + 0.35),
                         arrowprops={"arrowstyle": "-|>", "color": "black"})  # fmt: skip
-            ax.text(time + 1, y["irq"] + 0.1, f"→{task_name(dst)}", fontsize=8, va="center")
+            # upright, so interrupts a few ticks apart keep their labels apart
+            ax.annotate(task_name(dst), xy=(time, y["irq"]), xytext=(2, 0), textcoords="offset points",
+                        fontsize=7, ha="left", va="center", rotation=90)  # fmt: skip
         else:
             row = y[task_name(dst)]
             ax.plot([time], [row + 0.42], marker="v", color="black", markersize=6)
@@ -487,8 +489,10 @@ can stop it, and anything posted meanwhile is served in arrival order. A
 message to the most urgent task therefore waits for the running handler *and*
 for every message posted before it: its response time is bounded by the sum
 of all the work queued ahead of it, not by its own work. Priorities are
-ignored entirely. In the demo below, `high` is posted at tick 31 but starts
-only after `low` and then `mid` (posted at 21) have finished.
+ignored entirely. In the demo below, the interrupt at tick 21 posts to `mid`,
+but `mid` starts only at 201, after both `low` messages (posted at 1 and 11)
+have run; the message `mid` then posts to `high` (at 211) waits for the rest
+of `mid`, so `high` responds in 70 ticks for 30 ticks of its own work.
 
 ## priority (SOS)
 
@@ -496,8 +500,11 @@ SOS keeps the non-preemptive run-to-completion semantics but sorts its
 message queue by destination priority, then by posting order. A message to a
 high-priority task still waits for the handler that is running (nothing
 preempts it), but it overtakes every queued lower-priority message. In the
-demo, `high` still waits for `low`, but then runs before `mid`, which was
-posted earlier.
+demo, `mid` (posted at 21) overtakes the second `low` message (posted earlier,
+at 11), but only once the first `low` handler has returned at 101. The
+message `mid` posts to `high` at 111 is queued until `mid` returns at 151;
+`high` then also runs before the second `low`. Sorting helps only against
+queued work: `high` still waits for the rest of its sender, 70 ticks in all.
 
 ## stack (CoMOS / Stack Resource Policy)
 
@@ -530,10 +537,17 @@ Baker's Stack Resource Policy. The rules, as `kernel/policy_stack.c` and
    is strictly higher than that of the handler now on top of the stack (and
    its task is not on the stack); otherwise the handler below resumes.
 
-In the demo, `mid` preempts `low` and `high` preempts `mid`, each the moment
-its interrupt returns; `high`'s own post to `mid` is queued (rules 4 and 5:
-`mid` is of lower priority and already on the stack) and runs when the first
-`mid` handler returns, still above the preempted `low` (rule 7).
+In the demo, the interrupt at tick 21 starts `mid` above the running `low`
+the moment it returns (rule 3: 4 is above 1). At 31, 10 ticks into its work,
+`mid` posts to `high`, and `high` runs at once, nested above `mid` (rule 2),
+from 31 to 61: its response is its own 30 ticks of work. `mid` then continues
+after its `send` and returns at 101, and only then does `low` resume (rule 6).
+The second `low` message, posted by the interrupt at 11 (before `mid`'s),
+waits behind the first `low` handler, which is on the stack: it does not
+preempt it at 11 (rule 3: not strictly higher) and does not run when `mid`
+returns at 101, although nothing else is queued (rule 7: not above `low`,
+now on top; rule 5 would hold it as well). It runs when the first `low`
+handler has returned, at 181.
 
 ## The demo sequence
 
@@ -543,11 +557,12 @@ virtual clock, in ticks; a handler's work advances it, nothing else does):
 | task | priority | work per message |
 |---|--:|--:|
 | low | 1 | 100 ticks |
-| mid | 4 | 50 ticks |
-| high | 6 | 30 ticks, and after its first 10 ticks it posts a message to `mid` |
+| mid | 4 | 50 ticks, and after its first 10 ticks it posts a message to `high` |
+| high | 6 | 30 ticks |
 
-Interrupts post to `low` at tick 1, to `mid` at tick 21 and to `high` at tick
-31. Interrupt handlers here take no time. The three binaries differ only in
+Interrupts post to `low` at tick 1, to `low` again at tick 11 (a second
+message, while the first may still be running) and to `mid` at tick 21.
+Interrupt handlers here take no time. The three binaries differ only in
 the policy file linked in; each prints its kernel trace, which
 `./tern docs timeline` decodes (`tools/terntools/trace.py`) and draws.
 Regenerate this file, and the pictures in `docs/img/`, with

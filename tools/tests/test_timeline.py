@@ -21,7 +21,7 @@ HOST_BUILD = ROOT / "build" / "host"
 DOC = ROOT / "docs" / "execution-models.md"
 IMG = ROOT / "docs" / "img"
 LOW, MID, HIGH = 0, 1, 2
-WORK = {LOW: 100, MID: 50, HIGH: 30}  # host_work() per message in timeline_demo.c
+WORK = {LOW: 100, MID: 50, HIGH: 30}  # host_work() per message in timeline_demo.c (mid posts high after 10)
 
 
 @pytest.fixture(scope="module")
@@ -67,54 +67,78 @@ def test_task_table_matches_the_demo_source() -> None:
     assert found == timeline.DEMO_TASKS
 
 
+def spans_of(tl: Timeline) -> list[tuple[int, int, int, list[tuple[int, int]]]]:
+    """(task, nth, stack depth, spans it ran) of every run, in start order."""
+    return [(r.task, r.nth, r.depth, r.spans) for r in tl.runs]
+
+
 def test_every_model_handles_the_same_four_messages_and_does_all_the_work(tls: dict[str, Timeline]) -> None:
     assert list(tls) == ["fifo", "priority", "stack"]
     for model, tl in tls.items():
-        assert sorted(order(tl)) == [(LOW, 1), (MID, 1), (MID, 2), (HIGH, 1)], model
+        assert sorted(order(tl)) == [(LOW, 1), (LOW, 2), (MID, 1), (HIGH, 1)], model
         for r in tl.runs:
             assert r.ran == WORK[r.task], (model, r)  # preemption delays work, never loses or adds any
             assert r.posted is not None and r.posted <= r.start
-        # the three interrupts post low, mid, high at ticks 1, 21, 31; high posts mid #2 itself
-        assert [(t, dst) for t, dst, from_irq in tl.posts if from_irq] == [(1, LOW), (21, MID), (31, HIGH)]
-        assert (run(tl, LOW).sender, run(tl, MID, 2).sender) == (None, HIGH)
-        assert run(tl, MID, 2).posted == run(tl, HIGH).start + 10
+        # the three interrupts post low, low, mid at ticks 1, 11, 21; mid posts high itself
+        assert [(t, dst) for t, dst, from_irq in tl.posts if from_irq] == [(1, LOW), (11, LOW), (21, MID)]
+        assert [run(tl, LOW).sender, run(tl, LOW, 2).sender, run(tl, MID).sender, run(tl, HIGH).sender] == [
+            None, None, None, MID,
+        ]  # fmt: skip
+        assert run(tl, HIGH).posted == run(tl, MID).start + 10
 
 
 def test_fifo_runs_handlers_one_after_another_in_arrival_order(tls: dict[str, Timeline]) -> None:
     tl = tls["fifo"]
     assert_run_to_completion(tl)
-    assert [r.posted for r in tl.runs] == sorted(r.posted for r in tl.runs)  # type: ignore[type-var]
-    assert order(tl) == [(LOW, 1), (MID, 1), (HIGH, 1), (MID, 2)]
-    # high waits for the rest of low and all of mid: it starts when mid #1 returns
+    # arrival order, priorities ignored: the second low (posted at 11) runs before mid (posted at 21)
+    assert [r.posted for r in tl.runs] == [1, 11, 21, 211]
+    assert spans_of(tl) == [
+        (LOW, 1, 0, [(1, 101)]),
+        (LOW, 2, 0, [(101, 201)]),
+        (MID, 1, 0, [(201, 251)]),
+        (HIGH, 1, 0, [(251, 281)]),
+    ]
+    # high is queued behind the rest of its sender: it starts when mid returns
     high = run(tl, HIGH)
-    assert high.start == run(tl, MID).end == 151
-    assert high.waited == (run(tl, LOW).end - high.posted) + WORK[MID] == 120  # type: ignore[operator]
+    assert high.start == run(tl, MID).end and high.waited == WORK[MID] - 10
 
 
-def test_priority_runs_high_before_the_earlier_mid_once_low_returns(tls: dict[str, Timeline]) -> None:
+def test_priority_runs_the_highest_queued_message_once_the_running_one_returns(tls: dict[str, Timeline]) -> None:
     tl = tls["priority"]
     assert_run_to_completion(tl)
-    low, mid, high = run(tl, LOW), run(tl, MID), run(tl, HIGH)
-    assert mid.posted < high.posted  # type: ignore[operator]
-    assert high.start == low.end == 101  # nothing preempts low, but high overtakes the queued mid
-    assert mid.start == high.end
-    assert order(tl) == [(LOW, 1), (HIGH, 1), (MID, 1), (MID, 2)]
+    low2, mid, high = run(tl, LOW, 2), run(tl, MID), run(tl, HIGH)
+    # mid overtakes the earlier second low, but not the running first low; high overtakes low #2 too
+    assert low2.posted < mid.posted  # type: ignore[operator]
+    assert spans_of(tl) == [
+        (LOW, 1, 0, [(1, 101)]),
+        (MID, 1, 0, [(101, 151)]),
+        (HIGH, 1, 0, [(151, 181)]),
+        (LOW, 2, 0, [(181, 281)]),
+    ]
+    # mid's post to high is queued, not run: high starts when mid returns
+    assert high.posted == 111 and high.start == mid.end == 151
 
 
-def test_stack_preempts_on_the_one_stack_and_unwinds_in_lifo_order(tls: dict[str, Timeline]) -> None:
+def test_stack_runs_a_post_to_a_higher_task_at_once_nested_and_unwinds_in_lifo_order(
+    tls: dict[str, Timeline],
+) -> None:
     tl = tls["stack"]
-    low, mid, high, mid2 = run(tl, LOW), run(tl, MID), run(tl, HIGH), run(tl, MID, 2)
-    # interrupt posts to a strictly higher priority start the handler when the interrupt returns
-    assert tl.preemptions == [(21, MID, LOW), (31, HIGH, MID), (101, MID, LOW)]
-    assert (mid.start, mid.depth) == (21, 1) and (high.start, high.depth) == (31, 2)
-    assert low.spans[0] == (1, 21) and mid.spans[0] == (21, 31)
-    # high runs its 30 ticks without a break: response = own work
-    assert high.spans == [(31, 61)] and high.response == WORK[HIGH]
-    # high's post to mid (lower priority, already on the stack) does not start it at once:
-    # it waits until mid #1 returns, then runs above the still-preempted low
-    assert mid2.posted == 41 and mid2.start == mid.end == 101 and mid2.depth == 1
-    # low resumes only when everything above it has returned, and finishes last
-    assert low.spans == [(1, 21), (151, 231)] and low.end == max(r.end for r in tl.runs)
+    low, low2, mid, high = run(tl, LOW), run(tl, LOW, 2), run(tl, MID), run(tl, HIGH)
+    # the interrupt post to mid (strictly above low) preempts low when the interrupt returns;
+    # mid's post to high (above mid) starts high at once, inside mid's send; nothing else preempts
+    assert tl.preemptions == [(21, MID, LOW), (31, HIGH, MID)]
+    assert spans_of(tl) == [
+        (LOW, 1, 0, [(1, 21), (101, 181)]),
+        (MID, 1, 1, [(21, 31), (61, 101)]),
+        (HIGH, 1, 2, [(31, 61)]),
+        (LOW, 2, 0, [(181, 281)]),
+    ]
+    assert (mid.posted, mid.start) == (21, 21)
+    assert (high.posted, high.start, high.waited) == (31, 31, 0)
+    # low is on the stack, so its second message (posted at 11, before mid's) waits until the
+    # first low handler has returned, though nothing else is queued from 101 on: equal priority
+    # neither preempts from an interrupt nor runs above the handler on top when mid returns
+    assert low2.posted == 11 and low2.start == low.end == 181
     # nested runs: whatever starts inside another run ends inside it (no swapping back)
     for outer in tl.runs:
         for inner in tl.runs:
@@ -122,9 +146,15 @@ def test_stack_preempts_on_the_one_stack_and_unwinds_in_lifo_order(tls: dict[str
                 assert inner.end <= outer.end, (outer, inner)
 
 
-def test_high_priority_response_stack_beats_priority_beats_fifo(tls: dict[str, Timeline]) -> None:
-    responses = [run(tls[m], HIGH).response for m in ("stack", "priority", "fifo")]
-    assert responses == [30, 100, 150]
+def test_response_times_per_model(tls: dict[str, Timeline]) -> None:
+    """high: stack 30 (its own work), priority and fifo 70 (queued behind the rest of mid)."""
+    assert [run(tls[m], HIGH).response for m in ("stack", "priority", "fifo")] == [30, 70, 70]
+    responses = {m: {(r.task, r.nth): r.response for r in tl.runs} for m, tl in tls.items()}
+    assert responses == {
+        "fifo": {(LOW, 1): 100, (LOW, 2): 190, (MID, 1): 230, (HIGH, 1): 70},
+        "priority": {(LOW, 1): 100, (MID, 1): 130, (HIGH, 1): 70, (LOW, 2): 270},
+        "stack": {(LOW, 1): 180, (MID, 1): 80, (HIGH, 1): 30, (LOW, 2): 270},
+    }
 
 
 def test_preemption_agrees_with_the_trace_decoders_job_records(outputs: list[tuple[str, str]]) -> None:
@@ -158,18 +188,19 @@ def covering(a: int, b: int, step: int = 5) -> list[int]:
 
 def test_text_timeline_rows(tls: dict[str, Timeline]) -> None:
     text = timeline.text_timeline(tls["stack"])
-    assert "one column = 5 ticks" in text  # a 232-tick run at most 80 columns wide
+    assert "one column = 5 ticks" in text  # a 282-tick run at most 80 columns wide
     stack = rows_of(text)
     assert list(stack)[:4] == ["irq", "high", "mid", "low"]  # highest priority on top
-    assert columns(stack["irq"], timeline.IRQ_MARK) == [0, 4, 6]  # ticks 1, 21, 31
+    assert columns(stack["irq"], timeline.IRQ_MARK) == [0, 2, 4]  # ticks 1, 11, 21
     assert columns(stack["high"], timeline.RUNNING) == covering(31, 61)
     assert columns(stack["mid"], timeline.PREEMPTED) == covering(31, 61)
-    assert columns(stack["mid"], timeline.RUNNING) == covering(21, 31) + covering(61, 151)
-    assert columns(stack["low"], timeline.PREEMPTED) == covering(21, 151)
-    assert columns(stack["low"], timeline.RUNNING) == covering(1, 21) + covering(151, 231)
+    assert columns(stack["mid"], timeline.RUNNING) == covering(21, 31) + covering(61, 101)
+    assert columns(stack["low"], timeline.PREEMPTED) == covering(21, 101)
+    assert columns(stack["low"], timeline.RUNNING) == covering(1, 21) + covering(101, 281)
     fifo = rows_of(timeline.text_timeline(tls["fifo"]))
-    assert columns(fifo["high"], timeline.WAITING) == covering(31, 151)
-    assert columns(fifo["high"], timeline.RUNNING) == covering(151, 181)
+    assert columns(fifo["mid"], timeline.WAITING) == covering(21, 201)
+    assert columns(fifo["high"], timeline.WAITING) == covering(211, 251)
+    assert columns(fifo["high"], timeline.RUNNING) == covering(251, 281)
     assert timeline.PREEMPTED not in "".join(fifo.values())
 
 
