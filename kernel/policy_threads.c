@@ -8,6 +8,11 @@ const char *const tern_model_name = "threads";
 
 void tpolicy_reset(void) {}
 void tpolicy_start(void) {}
+void tpolicy_switched(const thread *prev, const thread *next)
+{
+    (void)prev;
+    (void)next;
+}
 
 thread *tpolicy_pick(void) { return ready_first(NULL); }
 

@@ -179,7 +179,7 @@ static void slice_ends(tern_alarm *a, void *arg)
     arm_slice();
 }
 
-static _Noreturn void stack_overflow(const thread *t, const void *sp)
+void thread_stack_overflow(const thread *t, const void *sp)
 {
     tern_printf("\ntern: stack overflow in task '%s' (id %u): stack %lu bytes at %08lx, "
                 "sp=%08lx\n",
@@ -198,7 +198,7 @@ static void check_stack(const thread *t, const void *sp)
     const uint32_t *g = (const uint32_t *)(const void *)t->stack_lo;
     if ((const uint8_t *)sp < t->stack_lo + TERN_STACK_GUARD || g[0] != STACK_PAINT ||
         g[TERN_STACK_GUARD / 4 - 1] != STACK_PAINT)
-        stack_overflow(t, sp);
+        thread_stack_overflow(t, sp);
 }
 
 /* A thread leaves the CPU: what is left of its quantum (seed 003 5.3). A
@@ -263,13 +263,15 @@ void *thread_switch(void *sp)
     current = next;
     arm_slice();
 
-    if (prev == &idle)
+    tpolicy_switched(prev, next);
+    if (prev == &idle) {
         thread_stats.from_idle++;
-    else if (still_ready) {
+    } else if (still_ready) {
         thread_stats.involuntary++;
         tern_counters_.preemptions++;
-    } else
+    } else {
         thread_stats.voluntary++;
+    }
     tern_counters_.ctx_switches++;
     tern_trace(TERN_EV_CTX_SWITCH, prev->task, next->task);
     port_thread_guard(next->stack_lo, TERN_STACK_GUARD);

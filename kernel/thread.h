@@ -50,11 +50,15 @@ _Noreturn void threads_start(void (*idle_entry)(void *)); /* interrupts enabled 
 void mailbox_put(thread *t, tern_msg *m);
 tern_msg *thread_receive(void); /* blocks; interrupts enabled, returns the same way */
 _Noreturn void thread_exit(void);
-void threads_report_stacks(void);
+/* Report an overflow of t's stack (sp: where it was found) and stop with
+ * TERN_EXIT_STACK_OVERFLOW. */
+_Noreturn void thread_stack_overflow(const thread *t, const void *sp);
 
 /* Policy hooks (policy_threads.c / policy_adaptive.c). */
 void tpolicy_reset(void);
 void tpolicy_start(void);
+/* A switch from prev to next has just been made (either may be idle). */
+void tpolicy_switched(const thread *prev, const thread *next);
 /* The ready thread to run next, not yet removed; NULL if none. */
 thread *tpolicy_pick(void);
 /* May ready thread `cand` take the CPU from running thread `run` now? */

@@ -29,6 +29,32 @@
 #define TERN_MPU_GUARD 1
 #endif
 
+#define CFSR_MSTKERR (1u << 4)   /* MemManage while stacking an exception */
+#define CFSR_MMARVALID (1u << 7) /* MMFAR holds the faulting address */
+
+/* A MemManage fault whose address (or, when the exception frame itself
+ * could not be pushed, whose stack pointer) lies in the running thread's
+ * guard is that thread's stack overflow. */
+void cm_fault_explain(const uint32_t *frame)
+{
+    const thread *t = thread_current();
+    if (!threads_started() || !t)
+        return;
+    uintptr_t lo = (uintptr_t)t->stack_lo, hi = lo + TERN_STACK_GUARD;
+    uint32_t cfsr = SCB_CFSR;
+    uintptr_t addr = (uintptr_t)SCB_MMFAR;
+    bool hit = (cfsr & CFSR_MMARVALID) && addr >= lo && addr < hi;
+    if (!hit && (cfsr & CFSR_MSTKERR)) {
+        addr = (uintptr_t)frame;
+        hit = addr < hi + 32u; /* the 8-word frame ran into the guard */
+    }
+    if (hit) {
+        tern_printf("\ntern: MemManage: write at %08lx, in the MPU guard %08lx..%08lx\n",
+                    (unsigned long)addr, (unsigned long)lo, (unsigned long)hi - 1);
+        thread_stack_overflow(t, frame);
+    }
+}
+
 /* A thread that returns from its entry function: the kernel's bodies loop
  * forever, so this is a bug worth stopping for. */
 static void thread_returned(void)

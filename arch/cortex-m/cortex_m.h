@@ -36,6 +36,9 @@ void cm_test_irq(void);       /* software-triggered device interrupts */
 /* PendSV: the thread models' context switch (context_cm.c); in the other
  * models a weak alias of cm_unexpected_irq. */
 void cm_pendsv(void);
+/* Called first by the fault handler with the faulting frame; may report
+ * the fault more precisely and exit (weak, a no-op by default). */
+void cm_fault_explain(const uint32_t *frame);
 
 extern uint32_t __stack_top[];
 
