@@ -173,9 +173,8 @@ static void slice_ends(tern_alarm *a, void *arg)
         port_thread_switch();
         return;
     }
-    current->run_start = tern_now();
+    current->run_start = tern_now(); /* long or short stays as it was dispatched */
     current->quantum_left = quantum;
-    current->long_run = 1;
     arm_slice();
 }
 
@@ -273,6 +272,8 @@ void *thread_switch(void *sp)
         thread_stats.voluntary++;
     }
     tern_counters_.ctx_switches++;
+    if (next != &idle)
+        thread_stats.switched_in[next->task]++;
     tern_trace(TERN_EV_CTX_SWITCH, prev->task, next->task);
     port_thread_guard(next->stack_lo, TERN_STACK_GUARD);
     port_irq_restore(s);
@@ -435,6 +436,11 @@ int tern_thread_priority(void)
     if (!started || sched_in_isr() || current == &idle)
         return -1;
     return current->prio;
+}
+
+bool tern_thread_short(void)
+{
+    return tern_thread_priority() >= 0 && !current->long_run;
 }
 
 /* --- Wait lists: highest priority first, then oldest ------------------------ */

@@ -100,9 +100,10 @@ void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
 #endif
 }
 
-/* Become the first thread: PendSV at the lowest priority, the main stack
- * given back whole to the interrupt handlers, thread mode on the process
- * stack at `stack_top`, then the entry function. */
+/* Become the first thread: PendSV at the lowest priority, thread mode on
+ * the process stack at `stack_top`, then the entry function. The main
+ * stack keeps main()'s frame (an app may have handed the kernel pointers
+ * into it, since tern_run never returns); interrupts nest below it. */
 void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg)
 {
     SCB_SHPR3 = (SCB_SHPR3 & ~(0xffu << 16)) | (PRIO_PENDSV << 16);
@@ -111,12 +112,11 @@ void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg)
                    "movs r0, #2\n\t" /* CONTROL.SPSEL: thread mode uses PSP */
                    "msr control, r0\n\t"
                    "isb\n\t"
-                   "msr msp, %1\n\t"
-                   "mov r0, %3\n\t"
+                   "mov r0, %2\n\t"
                    "cpsie i\n\t"
-                   "blx %2\n\t"
+                   "blx %1\n\t"
                    :
-                   : "r"(stack_top), "r"(__stack_top), "r"(entry), "r"(arg)
+                   : "r"(stack_top), "r"(entry), "r"(arg)
                    : "r0", "memory");
     thread_returned();
     for (;;)

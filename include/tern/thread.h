@@ -75,6 +75,11 @@ tern_status tern_mutex_unlock(tern_mutex *m);
  * interrupt or idle. */
 int tern_thread_priority(void);
 
+/* True when the running thread got the CPU with part of its quantum
+ * already used (seed 003's short process, alpha); false when it got a full
+ * quantum (long, beta), and in interrupt or idle. */
+bool tern_thread_short(void);
+
 /* Context switches by kind (tern_counters.ctx_switches is their sum). */
 typedef struct {
     uint32_t voluntary;     /* the thread blocked, slept or yielded */
@@ -84,6 +89,7 @@ typedef struct {
     uint32_t pf_entered;    /* adaptive: preemption-free periods begun */
     uint32_t pf_left;       /* ... and ended */
     uint32_t pf_long_preempted; /* long threads preempted when a period began */
+    uint32_t switched_in[TERN_MAX_TASKS]; /* switches that gave each task the CPU */
     uint32_t stack_bytes[TERN_MAX_TASKS]; /* deepest use of each task's stack */
 } tern_thread_stats;
 

@@ -140,43 +140,62 @@ def long_quanta_back_to_back(log: str) -> int:
     return sum(1 for i in range(1, last_short) if marks[i] == "L" and marks[i - 1] == "L")
 
 
-def test_preemption_free_periods(thread_run: tuple[str, str]) -> None:
-    model, out = thread_run
+def scenario_a(out: str) -> tuple[list[str], dict[str, int]]:
+    """A's log marks and every counter it printed."""
     (log,) = [line for line in lines(out, "A") if line.startswith("L ")]
-    (stats,) = [line for line in lines(out, "A") if line.startswith("vol=")]
-    counts = dict(kv.split("=") for kv in stats.split())
-    (shorts,) = [line for line in lines(out, "A") if line.startswith("shorts=")]
-    s = dict(kv.split("=") for kv in shorts.split())
-    assert s["shorts"] == "24"
-    assert int(s["in_pf"]) + int(s["out_pf"]) == 24
-    if model == "threads":
-        # a short job arrives every half quantum: at every quantum's end one
-        # waits, so round-robin never gives L two quanta in a row
-        assert counts["pf_entered"] == counts["pf_left"] == "0"
-        assert s["in_pf"] == "0"
-        assert long_quanta_back_to_back(log) == 0, log
-    else:
-        # delta = 3 quanta, periods of at most 2 (threads/CMakeLists.txt):
-        # periods begin and end again during the 24 quanta of the scenario,
-        # and inside one no quantum ends, so L keeps the CPU past a quantum
-        # while short jobs wait
-        assert int(counts["pf_entered"]) >= 2
-        assert counts["pf_left"] == counts["pf_entered"]  # the last ends when the CPU idles
-        assert long_quanta_back_to_back(log) >= 1, log
-        assert int(counts["slices"]) < 14  # threads: 14 (one per quantum of L but the last)
+    counts: dict[str, int] = {}
+    for line in lines(out, "A"):
+        if "=" in line:
+            counts.update({k: int(v) for k, v in (kv.split("=") for kv in line.split())})
+    return log.split(), counts
+
+
+def test_round_robin_without_periods(thread_run: tuple[str, str]) -> None:
+    model, out = thread_run
+    if model != "threads":
+        pytest.skip("the round-robin half of scenario A")
+    marks, c = scenario_a(out)
+    assert c["shorts"] == 24 and c["in_pf"] == 0 and c["out_pf"] == 24
+    assert c["pf_entered"] == c["pf_left"] == 0
+    # a short job arrives every half quantum, so one waits at every end of
+    # a quantum: L never gets two quanta in a row while they come, and M's
+    # job of 1.25 quanta is cut at least once
+    assert long_quanta_back_to_back(" ".join(marks)) == 0, marks
+    assert "M~" in marks and not any(m.startswith("M*") for m in marks), marks
+
+
+@pytest.mark.parametrize("app", ["threads", "threads-strict"])
+@pytest.mark.parametrize("adaptive_board", sorted({b for b, m in CASES if m == "adaptive"}))
+def test_preemption_free_periods(adaptive_board: str, app: str) -> None:
+    r = run(adaptive_board, "adaptive", app)
+    assert r.status == 0, r.out
+    marks, c = scenario_a(r.out)
+    # delta = 3 quanta, periods of at most 4 (threads/CMakeLists.txt):
+    # several begin and end during the 24 quanta of the scenario; the last
+    # ends when the CPU idles
+    assert c["pf_entered"] >= 2 and c["pf_left"] == c["pf_entered"]
+    assert c["in_pf"] >= 1 and c["in_pf"] + c["out_pf"] == 24
+    # M starting short inside a period runs to completion while it lasts
+    # ("M*"), never cut ("M*~")
+    assert "M*" in marks and "M*~" not in marks, marks
+    if app == "threads-strict":
+        # no quantum ends inside a period: L keeps the CPU for a second
+        # quantum although short jobs wait
+        assert long_quanta_back_to_back(" ".join(marks)) >= 1, marks
 
 
 def test_adaptive_cuts_involuntary_switches() -> None:
-    """The same scenario A under both models on each board that has both."""
+    """Scenario A under threads, adaptive and the strict variant, on each
+    board that has both models."""
     for board in BOARDS:
         if not {"threads", "adaptive"} <= set(MODELS[board]):
             continue
         invol = {}
-        for model in ("threads", "adaptive"):
-            r = run(board, model, "threads")
-            (stats,) = [ln for ln in lines(r.out, "A") if ln.startswith("vol=")]
-            invol[model] = int(dict(kv.split("=") for kv in stats.split())["invol"])
-        assert invol["adaptive"] < invol["threads"], invol
+        for model, app in (("threads", "threads"), ("adaptive", "threads"),
+                           ("strict", "threads-strict")):
+            r = run(board, "adaptive" if model == "strict" else model, app)
+            invol[model] = scenario_a(r.out)[1]["invol"]
+        assert invol["strict"] < invol["adaptive"] < invol["threads"], invol
 
 
 @pytest.mark.parametrize("app,guard", [("overflow", True), ("overflow-nompu", False)])

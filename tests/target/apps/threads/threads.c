@@ -15,15 +15,18 @@
  *   Z  tern_sleep: lateness of the wake-up
  *   X  cost of a semaphore hand-off between two threads (two context
  *      switches per round trip), and the switch counts it caused
- *   A  (adaptive) a long thread and short jobs of its level posted by an
- *      alarm: involuntary switches and preemption-free periods */
+ *   A  a long thread, short jobs of its level posted by an alarm every
+ *      half quantum, and every two quanta a job for M (a nap, then 1.25
+ *      quanta of work):
+ *      involuntary switches, preemption-free periods (adaptive), and how
+ *      often M's job is cut by the end of a quantum */
 #include "tern/port.h"
 #include "tern/tern.h"
 #include "tern/thread.h"
 
-enum { CONTROL, WA, WB, WC, SA, SB, PLOW, PMID, PHIGH, PING, PONG, LONG, SH1, SH2, N_TASKS };
+enum { CONTROL, WA, WB, WC, SA, SB, PLOW, PMID, PHIGH, PING, PONG, LONG, SH1, SH2, MED, N_TASKS };
 static const char *const tag[N_TASKS] = {"control", "a", "b", "c", "a", "b", "low",
-                                         "mid", "high", "ping", "pong", "L", "s1", "s2"};
+                                         "mid", "high", "ping", "pong", "L", "s1", "s2", "M"};
 
 #define GAP 200000u    /* cycles of sleep between scenarios: all has drained */
 #define CHUNK 15000u   /* S: work per chunk */
@@ -33,6 +36,8 @@ static const char *const tag[N_TASKS] = {"control", "a", "b", "c", "a", "b", "lo
 #define LONG_QUANTA 12 /* A: the long thread's work, in quanta */
 #define SHORT_WORK 3000u
 #define SHORT_EVERY 20000u /* A: a short job every half quantum */
+#define MED_NAP 1000u      /* A: M naps first, then */
+#define MED_WORK 50000u    /* works 1.25 quanta: sliced unless it may finish */
 
 static char scenario;
 static char line[200];
@@ -40,7 +45,7 @@ static unsigned line_len;
 static tern_sem sem;
 static tern_mutex mx;
 static tern_alarm shorts_alarm;
-static unsigned shorts_posted, shorts_in_pf, shorts_out_pf;
+static unsigned shorts_posted, shorts_in_pf, shorts_out_pf, med_jobs, med_sliced;
 static tern_time x_start, x_end;
 
 static void note(const char *fmt, const char *s)
@@ -66,6 +71,8 @@ static void irq(void *arg)
 static void post_short(tern_alarm *a, void *arg)
 {
     (void)arg;
+    if (shorts_posted % 4 == 0)
+        send(MED);
     send(shorts_posted++ % 2 ? SH2 : SH1);
     if (shorts_posted == 2 * LONG_QUANTA)
         tern_alarm_cancel(a);
@@ -135,7 +142,26 @@ static tern_status worker(void *state, tern_msg *m)
         }
         break;
     case 'A':
-        if (self == LONG) {
+        if (self == MED) {
+            /* A short sleep first: M leaves the CPU before its quantum is
+             * used up, so it comes back short (seed 003's alpha) for a job
+             * longer than what is left of its quantum. */
+            (void)tern_sleep(tern_cycles_to_ticks(MED_NAP));
+            tern_irq_state st = port_irq_save();
+            const tern_thread_stats *ts = tern_thread_get_stats();
+            uint32_t in = ts->switched_in[MED], left = ts->pf_left;
+            bool short_in_pf = tern_adaptive_in_pf() && tern_thread_short();
+            port_irq_restore(st);
+            port_work(MED_WORK);
+            ts = tern_thread_get_stats();
+            bool sliced = ts->switched_in[MED] != in;
+            /* M* = M started short inside a preemption-free period that
+             * lasted the whole job; ~ = the job lost the CPU at least once */
+            note(" %s", short_in_pf && ts->pf_left == left ? (sliced ? "M*~" : "M*")
+                                                           : (sliced ? "M~" : "M"));
+            med_jobs++;
+            med_sliced += sliced;
+        } else if (self == LONG) {
             for (int i = 0; i < 4 * LONG_QUANTA; i++) {
                 if (i % 4 == 0) note(" %s", "L");
                 port_work(40000u / 4);
@@ -253,6 +279,7 @@ static tern_status control(void *state, tern_msg *m)
     end();
     counts("A", &before);
     tern_printf("A shorts=%u in_pf=%u out_pf=%u\n", shorts_posted, shorts_in_pf, shorts_out_pf);
+    tern_printf("A med_jobs=%u med_sliced=%u\n", med_jobs, med_sliced);
 
     const tern_thread_stats *ts = tern_thread_get_stats();
     tern_printf("stacks control=%lu pong=%lu\n", (unsigned long)ts->stack_bytes[CONTROL],
@@ -271,7 +298,7 @@ int main(void)
         WORKER(SA, 2), WORKER(SB, 2),
         WORKER(PLOW, 1), WORKER(PMID, 3), WORKER(PHIGH, 5),
         WORKER(PING, 5), WORKER(PONG, 4),
-        WORKER(LONG, 2), WORKER(SH1, 2), WORKER(SH2, 2),
+        WORKER(LONG, 2), WORKER(SH1, 2), WORKER(SH2, 2), WORKER(MED, 2),
     };
 #undef WORKER
     static const tern_app_desc app = {.name = "threads", .tasks = tasks, .n_tasks = N_TASKS};
