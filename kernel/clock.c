@@ -28,12 +28,18 @@ tern_time tern_now(void)
 
 uint32_t tern_clock_hz(void) { return port_board.clock_hz; }
 
+/* A 64-bit division costs thousands of cycles on an 8-bit CPU: boards
+ * whose tick is one cycle skip it. */
 uint64_t tern_ticks_to_cycles(tern_time ticks)
 {
+    if (port_board.cycles_per_tick_num == port_board.cycles_per_tick_den)
+        return ticks;
     return ticks * port_board.cycles_per_tick_num / port_board.cycles_per_tick_den;
 }
 
 tern_time tern_cycles_to_ticks(uint64_t cycles)
 {
+    if (port_board.cycles_per_tick_num == port_board.cycles_per_tick_den)
+        return cycles;
     return cycles * port_board.cycles_per_tick_den / port_board.cycles_per_tick_num;
 }

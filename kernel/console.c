@@ -22,11 +22,26 @@ static void emit_number(sink *s, unsigned long long v, unsigned base, bool negat
 {
     char digits[24];
     unsigned n = 0;
-    do {
+    /* Divide no wider than the value needs: on an 8-bit CPU a 64-bit
+     * division costs thousands of cycles per digit, a 16-bit one ~200. */
+    while (v > UINT32_MAX) {
         unsigned d = (unsigned)(v % base);
         digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
         v /= base;
-    } while (v);
+    }
+    uint32_t w = (uint32_t)v;
+    while (w > UINT16_MAX) {
+        uint32_t q = w / base;
+        unsigned d = (unsigned)(w - q * base);
+        digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+        w = q;
+    }
+    uint16_t h = (uint16_t)w;
+    do {
+        unsigned d = (unsigned)(h % base);
+        digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+        h = (uint16_t)(h / base);
+    } while (h);
     if (negative)
         digits[n++] = '-';
     while (width > n) {

@@ -1,0 +1,200 @@
+/* ATmega128 at 4 MHz under tools/simavr/build/tern-simavr: USART0 console,
+ * Timer/Counter1 as the clock and the one-shot deadline, INT6/INT7 as the
+ * software-triggered interrupts, idle and power-save sleep states.
+ *
+ * Clock: Timer1 counts CPU cycles (prescaler 1); its overflow interrupt
+ * counts the high 16 bits, so the kernel sees a 32-bit cycle counter
+ * (port_counter_read) that it extends to 64 bits. One tick = one cycle.
+ *
+ * Deadline: output compare A of Timer1 matches the low 16 bits of the
+ * deadline once per 65,536 cycles; the match interrupt ignores every
+ * match before the deadline itself, so deadlines of any length up to the
+ * kernel's half wrap (2^31 cycles) work. */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+
+#include "avr.h"
+#include "tern/port.h"
+
+/* Sleep states, in cycles. Idle stops only the CPU clock: waking costs the
+ * 4 cycles every AVR wake-up adds to the interrupt response. Power-save
+ * also stops the main oscillator: waking pays its start-up time, 1K CK
+ * for a ceramic resonator (datasheet, clock sources), plus those 4 cycles;
+ * it pays off (break-even) for idle periods of 1 ms and more.
+ *
+ * Power-save is accounted, not entered: on the real part it stops
+ * Timer1, which is this port's clock (only the asynchronous Timer2 runs on),
+ * so board_sleep() uses idle mode for both. */
+static const tern_sleep_state sleep_states[] = {
+    {.name = "idle", .residency = 0, .exit_latency = 4},
+    {.name = "power-save", .residency = 4000, .exit_latency = 1004},
+};
+
+const tern_board_info port_board = {
+    .clock_hz = 4000000,
+    .counter_bits = 32,
+    .cycles_per_tick_num = 1,
+    .cycles_per_tick_den = 1,
+    .n_sleep_states = 2,
+    .sleep_states = sleep_states,
+};
+
+/* A deadline closer than this is moved out to it: reading the counter and
+ * writing OCR1A take fewer cycles, so the match is never missed (measured
+ * in docs/boards.md). */
+#define DEADLINE_MIN_TICKS 48u
+
+static volatile uint16_t clock_high; /* Timer1 overflows so far */
+static uint32_t deadline;            /* counter value of the programmed deadline */
+
+static tern_swirq_fn swirq_fn[TERN_SWIRQS];
+static void *swirq_arg[TERN_SWIRQS];
+/* INT6 and INT7 on PE6 and PE7: pins driven as outputs, every edge
+ * interrupts, so toggling the pin raises the interrupt. */
+#define SWIRQ_PIN(k) ((uint8_t)_BV(6 + (k)))
+
+void board_init(void)
+{
+    /* USART0, 8N1 at 500 kbit/s (U2X0, UBRR0 = 0); simavr computes the
+     * frame time when UBRR0L is written, so it comes last. */
+    UCSR0A = _BV(U2X0);
+    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
+    UCSR0B = _BV(TXEN0);
+    UBRR0H = 0;
+    UBRR0L = 0;
+
+    /* Timer1: normal mode, prescaler 1, overflow interrupt. */
+    TCCR1A = 0;
+    TCCR1B = _BV(CS10);
+    TIMSK = (uint8_t)((TIMSK & ~_BV(OCIE1A)) | _BV(TOIE1));
+
+    /* Software interrupts: PE6/PE7 outputs, INT6/INT7 on any edge. */
+    PORTE &= (uint8_t)~(SWIRQ_PIN(0) | SWIRQ_PIN(1));
+    DDRE |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
+    EICRB = (uint8_t)((EICRB & 0x0f) | _BV(ISC60) | _BV(ISC70));
+    EIFR = _BV(INTF6) | _BV(INTF7);
+    EIMSK |= _BV(INT6) | _BV(INT7);
+}
+
+/* simavr 1.6 treats a write to UCSR0A as a plain store (it would clear
+ * UDRE0 for good), so the console never writes it after init. */
+void port_putc(char c)
+{
+    while (!(UCSR0A & _BV(UDRE0)))
+        ;
+    UDR0 = (uint8_t)c;
+}
+
+/* The harness prints a byte when its frame has been sent. Once UDR0 is
+ * empty, at most one byte is still in the shift register: wait two frames
+ * (11 bit times each in simavr, 88 cycles at 500 kbit/s) before the exit
+ * port stops the run. */
+#define UART_FRAME_CYCLES 88u
+
+void board_flush(void)
+{
+    while (!(UCSR0A & _BV(UDRE0)))
+        ;
+    port_work(2 * UART_FRAME_CYCLES);
+}
+
+/* --- Clock and deadline ------------------------------------------------- */
+
+ISR(TIMER1_OVF_vect) { clock_high++; }
+
+/* Consistent with interrupts masked as well: an overflow that has happened
+ * but not been counted yet shows as TOV1 pending, and belongs to this
+ * reading if the low half has wrapped (is small). */
+uint32_t port_counter_read(void)
+{
+    uint8_t s = SREG;
+    cli();
+    uint16_t low = TCNT1;
+    uint16_t high = clock_high;
+    if ((TIFR & _BV(TOV1)) && low < 0x8000u)
+        high++;
+    SREG = s;
+    return ((uint32_t)high << 16) | low;
+}
+
+void port_deadline_set(uint32_t ticks)
+{
+    uint8_t s = SREG;
+    cli();
+    if (ticks < DEADLINE_MIN_TICKS)
+        ticks = DEADLINE_MIN_TICKS;
+    deadline = port_counter_read() + ticks;
+    OCR1A = (uint16_t)deadline;
+    TIMSK |= _BV(OCIE1A);
+    SREG = s;
+}
+
+void port_deadline_cancel(void)
+{
+    uint8_t s = SREG;
+    cli();
+    TIMSK &= (uint8_t)~_BV(OCIE1A);
+    SREG = s;
+}
+
+ISR(TIMER1_COMPA_vect)
+{
+    /* A match of the low 16 bits in an earlier counter period. */
+    if ((int32_t)(port_counter_read() - deadline) < 0)
+        return;
+    TIMSK &= (uint8_t)~_BV(OCIE1A);
+    tern_isr_enter();
+    tern_clock_isr();
+    tern_isr_exit();
+}
+
+/* --- Sleep ---------------------------------------------------------------- */
+
+/* Called with interrupts disabled: SEI's one-instruction delay makes
+ * "sei; sleep" atomic, so an interrupt that arrives before the SLEEP wakes
+ * it instead of being lost. The two NOPs are for simavr 1.6: it skips a
+ * SLEEP while an interrupt is pending, but services interrupts only two
+ * instructions after a SEI; without them the CLI would come first and a
+ * pending interrupt would never run. The real part runs the handler
+ * before the instruction after SLEEP, so they cost two cycles there. */
+void board_sleep(uint8_t state)
+{
+    (void)state; /* power-save is accounted, not entered (see above) */
+    MCUCR = (uint8_t)((MCUCR & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | _BV(SE));
+    __asm__ volatile("sei\n\t"
+                     "sleep\n\t"
+                     "nop\n\t"
+                     "nop\n\t"
+                     "cli\n" ::: "memory");
+    MCUCR &= (uint8_t)~_BV(SE);
+}
+
+/* --- Software-triggered device interrupts --------------------------------- */
+
+void port_swirq_set(unsigned k, tern_swirq_fn fn, void *arg)
+{
+    uint8_t s = SREG;
+    cli();
+    swirq_fn[k] = fn;
+    swirq_arg[k] = arg;
+    SREG = s;
+}
+
+void port_swirq_raise(unsigned k)
+{
+    uint8_t s = SREG;
+    cli();
+    PORTE ^= SWIRQ_PIN(k);
+    SREG = s;
+}
+
+static void swirq(unsigned k)
+{
+    tern_isr_enter();
+    if (swirq_fn[k])
+        swirq_fn[k](swirq_arg[k]);
+    tern_isr_exit();
+}
+
+ISR(INT6_vect) { swirq(0); }
+ISR(INT7_vect) { swirq(1); }
