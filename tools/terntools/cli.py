@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from terntools import build, seed000, seed000_report, sizes, timeline, trace
+from terntools import build, seed000, seed000_report, seed003, sizes, timeline, trace
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -208,6 +208,29 @@ def cmd_bench_seed000(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- size
 
 
+def cmd_bench_seed003(args: argparse.Namespace) -> int:
+    if args.from_json:
+        doc = json.loads(_read_text(str(args.from_json)))
+        if not isinstance(doc, dict) or "runs" not in doc:
+            raise UsageError(f"{args.from_json}: not a seed003 result (no 'runs')")
+    else:
+        if not args.board:
+            raise UsageError("--board is required (unless --from-json)")
+        models = [m.strip() for m in args.models.split(",") if m.strip()]
+        params = seed003.Params(duration_s=args.duration, ls_ms=args.ls, period_ms=args.period,
+                                gap_cycles=args.gap, lp_cycles=args.lp,
+                                neighbours=args.neighbours, seed=args.seed)
+        doc = seed003.run_bench(load_board(args.board), models, params, args.timeout,
+                                root=repo_root(), log_dir=args.logs)
+    sys.stdout.write(seed003.text_table(doc))
+    if args.json:
+        _write_json(args.json, doc)
+    if args.plots:
+        for path in seed003.write_plots(doc, args.plots):
+            print(f"wrote {path}")
+    return 0
+
+
 def cmd_size(args: argparse.Namespace) -> int:
     board = load_board(args.board) if args.board else None
     measured = sizes.measure(args.files, board)
@@ -294,6 +317,35 @@ def build_parser() -> Parser:
     s0.add_argument("--from-json", type=Path, metavar="FILE",
                     help="do not run: report on the results of an earlier --json")
     s0.set_defaults(func=cmd_bench_seed000, prog_name="tern bench seed000")
+    s3 = bench_sub.add_parser("seed003", help="seed 003's high-load node: threads vs adaptive and the others",
+                              description="Build bench/seed003 for each model and run it once: a long sensing "
+                                          "task and 4 neighbour streams of forwarding jobs on one priority level; "
+                                          "voluntary and involuntary context switches, busy time, processing times.")
+    s3.add_argument("--board", help="board name or path to a board.json")
+    s3.add_argument("--models", default=",".join(seed003.DEFAULT_MODELS),
+                    help=f"comma-separated (default {','.join(seed003.DEFAULT_MODELS)})")
+    defaults = seed003.Params()
+    s3.add_argument("--duration", type=_positive_int, default=defaults.duration_s,
+                    help=f"virtual seconds of arrivals (default {defaults.duration_s})")
+    s3.add_argument("--ls", type=_positive_int, default=defaults.ls_ms,
+                    help=f"sensing job in ms (default {defaults.ls_ms})")
+    s3.add_argument("--period", type=_positive_int, default=defaults.period_ms,
+                    help=f"sensing period in ms (default {defaults.period_ms})")
+    s3.add_argument("--gap", type=_positive_int, default=defaults.gap_cycles,
+                    help=f"mean gap between a neighbour's packets in cycles (default {defaults.gap_cycles})")
+    s3.add_argument("--lp", type=_positive_int, default=defaults.lp_cycles,
+                    help=f"forwarding job in cycles (default {defaults.lp_cycles})")
+    s3.add_argument("--neighbours", type=_positive_int, default=defaults.neighbours,
+                    help=f"neighbour streams, 1..4 (default {defaults.neighbours})")
+    s3.add_argument("--seed", type=int, default=defaults.seed, help="arrival PRNG seed (default 1)")
+    s3.add_argument("--timeout", type=_positive_float, default=600.0,
+                    help="wall-time limit per run in seconds (default 600)")
+    s3.add_argument("--logs", type=Path, metavar="DIR", help="keep every run's console output in DIR")
+    s3.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    s3.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots into DIR")
+    s3.add_argument("--from-json", type=Path, metavar="FILE",
+                    help="do not run: report on the results of an earlier --json")
+    s3.set_defaults(func=cmd_bench_seed003, prog_name="tern bench seed003")
     bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
 
     sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
