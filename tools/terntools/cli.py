@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from terntools import build, seed000, seed000_report, seed003, sizes, timeline, trace
+from terntools import micro
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -231,6 +232,26 @@ def cmd_bench_seed003(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_micro(args: argparse.Namespace) -> int:
+    if args.from_json:
+        doc = micro.load(args.from_json)
+    else:
+        if not args.board:
+            raise UsageError("--board is required (unless --from-json)")
+        models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+        command = " ".join(["./tern", "bench", "micro"] + sys.argv[3:]) if sys.argv[1:3] == ["bench", "micro"] else ""
+        doc = micro.run_board(load_board(args.board), models, args.count, args.jobs, args.timeout,
+                              root=repo_root(), do_build=not args.no_build, command=command,
+                              progress=lambda text: print(f"tern bench micro: {text}", file=sys.stderr))
+    sys.stdout.write(micro.text_table(doc))
+    if args.json:
+        _write_json(args.json, doc)
+    if args.doc:
+        with _open_out(args.doc) as f:
+            f.write(micro.markdown(doc))
+    return 0
+
+
 def cmd_size(args: argparse.Namespace) -> int:
     board = load_board(args.board) if args.board else None
     measured = sizes.measure(args.files, board)
@@ -346,6 +367,24 @@ def build_parser() -> Parser:
     s3.add_argument("--from-json", type=Path, metavar="FILE",
                     help="do not run: report on the results of an earlier --json")
     s3.set_defaults(func=cmd_bench_seed003, prog_name="tern bench seed003")
+    mi = bench_sub.add_parser("micro", help="kernel microbenchmarks: timer delays, interrupt latency, round trips, footprint",
+                              description="Build bench/micro for every model the board lists, run it, and report "
+                                          "min/avg/max per benchmark (instructions on QEMU boards, cycles on AVR) "
+                                          "and the kernel's footprint (bytes).")
+    mi.add_argument("--board", help="board name or path to a board.json")
+    mi.add_argument("--models", help="comma-separated (default: every model the board lists)")
+    mi.add_argument("--count", type=_positive_int, default=micro.DEFAULT_COUNT,
+                    help=f"samples per benchmark (default {micro.DEFAULT_COUNT})")
+    mi.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(),
+                    help="models run in parallel (default: number of CPUs)")
+    mi.add_argument("--timeout", type=_positive_float, default=micro.DEFAULT_TIMEOUT,
+                    help=f"wall-time limit per model in seconds (default {micro.DEFAULT_TIMEOUT:g})")
+    mi.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
+    mi.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    mi.add_argument("--doc", type=Path, metavar="FILE.md", help="write the markdown tables (docs/benchmarks.md)")
+    mi.add_argument("--from-json", type=Path, metavar="FILE",
+                    help="do not run: report on the results of an earlier --json")
+    mi.set_defaults(func=cmd_bench_micro, prog_name="tern bench micro")
     bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
 
     sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
