@@ -20,8 +20,9 @@ void avr_start(void);
 void avr_unexpected_irq(void);
 void avr_bad_irq(void);
 
-/* Vector 0 is reset; every other vector is a weak alias of the
- * unexpected-interrupt handler, replaced by a board's ISR(). */
+/* Vector 0 is reset; vector n jumps to __vector_n, which a board defines
+ * with ISR() or the linker script PROVIDEs as avr_bad_irq (a weak alias
+ * here would not survive link-time optimisation). */
 _Static_assert(_VECTORS_SIZE == 35 * 4, "the table below lists the ATmega128's 35 vectors");
 __asm__(".section .vectors,\"ax\",@progbits\n"
         ".global __vectors\n"
@@ -29,8 +30,6 @@ __asm__(".section .vectors,\"ax\",@progbits\n"
         "\tjmp avr_reset\n"
         ".irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,"
         "29,30,31,32,33,34\n"
-        "\t.weak __vector_\\n\n"
-        "\t.set __vector_\\n, avr_bad_irq\n"
         "\tjmp __vector_\\n\n"
         ".endr\n"
         ".text\n");
