@@ -193,13 +193,71 @@ def kernel_footprint(map_text: str) -> dict[str, int]:
     return totals
 
 
+def _tool(board: Board, name: str, *args: str) -> str:
+    cmd = [f"{board.toolchain_prefix}{name}", *args]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise TernError(f"{cmd[0]} is not installed or not on PATH") from None
+    if proc.returncode != 0:
+        raise MicroError(f"{' '.join(cmd[:2])} failed: {proc.stderr.strip()[-300:]}")
+    return proc.stdout
+
+
+NM_KIND = {"t": "text", "r": "text", "d": "data", "b": "bss"}
+
+
+def kernel_footprint_lto(board: Board, elf: Path, objects: Sequence[Path], sources: Sequence[Path]) -> dict[str, int]:
+    """Link-time-optimised images (AVR) merge every object into ltrans
+    sections, so the map cannot attribute them: sum the sizes of the ELF's
+    symbols that the kernel defines instead. A symbol is the kernel's when
+    gcc-nm lists it as defined in a kernel/arch object, or (statics renamed
+    name.lto_priv.N) when a kernel/arch source declares it static. Anonymous
+    data such as string literals is not counted."""
+    names: set[str] = set()
+    for obj in objects:
+        for line in _tool(board, "gcc-nm", "--defined-only", str(obj)).splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                names.add(parts[2])
+    static_text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sources)
+    totals = {"text": 0, "data": 0, "bss": 0}
+    for line in _tool(board, "nm", "-S", str(elf)).splitlines():
+        parts = line.split()
+        if len(parts) != 4 or parts[2].lower() not in NM_KIND:
+            continue
+        base = parts[3].split(".")[0]
+        if base in names or re.search(rf"^static\b[^;{{]*\b{re.escape(base)}\b", static_text, re.M):
+            totals[NM_KIND[parts[2].lower()]] += int(parts[1], 16)
+    if not totals["text"]:
+        raise MicroError(f"{elf}: no kernel symbols found")
+    return totals
+
+
+def _source_dir(build_root: Path) -> Path:
+    cache = build_root / "CMakeCache.txt"
+    for line in cache.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("CMAKE_HOME_DIRECTORY:"):
+            return Path(line.split("=", 1)[1])
+    raise MicroError(f"{cache} names no source directory")
+
+
 def footprint_rows(board: Board, model: str, min_elf: Path) -> list[dict[str, Any]]:
     map_file = min_elf.with_suffix(".map")
     try:
         map_text = map_file.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise MicroError(f"cannot read {map_file}: {exc.strerror}") from None
-    kernel = kernel_footprint(map_text)
+    if ".ltrans" in map_text:
+        objdir = min_elf.parent / "CMakeFiles" / f"{min_elf.name}.dir"
+        objects = [o for d in KERNEL_DIRS for o in sorted(objdir.glob(f"**/{d}/**/*.obj"))]
+        root = min_elf.parents[2]  # the build tree of bench/micro/micro_min.elf
+        src_root = _source_dir(root)
+        sources = [src_root / o.relative_to(objdir).as_posix().replace("__/", "").removesuffix(".obj")
+                   for o in objects]  # fmt: skip
+        kernel = kernel_footprint_lto(board, min_elf, objects, [s for s in sources if s.is_file()])
+    else:
+        kernel = kernel_footprint(map_text)
     app = sizes.measure([min_elf], board)[0]
     values = {
         "kernel_text": kernel["text"],
@@ -497,7 +555,9 @@ def markdown(doc: dict[str, Any]) -> str:
              "configuration, trace ring on), from its link map. *min app*: the whole image "
              "(`size -B`), board drivers and C library included; its bss includes the main stack "
              "reservation. Both bss numbers include the kernel's message pool, heap and trace "
-             "ring; the thread models add the thread stacks.")  # fmt: skip
+             "ring; the thread models add the thread stacks. Link-time-optimised builds (AVR) "
+             "merge the objects, so there the kernel part is the sum of the symbols the kernel "
+             "defines (`nm -S`; string literals not counted).")  # fmt: skip
     L.append("")
     L.append("| | " + " | ".join(models) + " |")
     L.append("|---|" + "--:|" * len(models))
