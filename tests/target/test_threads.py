@@ -107,6 +107,13 @@ def test_semaphore_counts(thread_run: tuple[str, str]) -> None:
     ]
 
 
+def test_finalized_thread_task_is_gone(thread_run: tuple[str, str]) -> None:
+    _, out = thread_run
+    # FINAL ran in s2's thread, which then ended: posts to it are refused
+    # and it never gets the CPU again
+    assert lines(out, "F") == ["final=OK send=ENOTASK name=? runs=0"]
+
+
 def test_sleep_wakes_after_its_time(thread_run: tuple[str, str]) -> None:
     _, out = thread_run
     m = re.search(r"^Z slept=(\d+) late=(-?\d+)$", out, re.M)

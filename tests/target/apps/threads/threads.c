@@ -281,6 +281,16 @@ static tern_status control(void *state, tern_msg *m)
     tern_printf("A shorts=%u in_pf=%u out_pf=%u\n", shorts_posted, shorts_in_pf, shorts_out_pf);
     tern_printf("A med_jobs=%u med_sliced=%u\n", med_jobs, med_sliced);
 
+    /* F: finalizing a thread task ends its thread; the task is gone. */
+    tern_status fin = tern_task_finalize(SH2);
+    (void)tern_sleep(tern_cycles_to_ticks(GAP));
+    uint32_t in = tern_thread_get_stats()->switched_in[SH2];
+    tern_status after = tern_send(SH2, TERN_PORT_APP(0), NULL, 0, 0);
+    (void)tern_sleep(tern_cycles_to_ticks(GAP));
+    tern_printf("F final=%s send=%s name=%s runs=%lu\n", status(fin), status(after),
+                tern_task_name(SH2),
+                (unsigned long)(tern_thread_get_stats()->switched_in[SH2] - in));
+
     const tern_thread_stats *ts = tern_thread_get_stats();
     tern_printf("stacks control=%lu pong=%lu\n", (unsigned long)ts->stack_bytes[CONTROL],
                 (unsigned long)ts->stack_bytes[PONG]);
