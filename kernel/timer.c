@@ -6,23 +6,50 @@
 #include "kernel.h"
 
 static tern_alarm *alarms; /* sorted by deadline, then insertion order */
+/* Ticks from program()'s clock read to the moment the hardware one-shot
+ * starts counting: programmed that much shorter, the deadline interrupt
+ * comes at the deadline instead of that late. */
+static tern_time lag;
 
-void timer_reset(void) { alarms = NULL; }
+static void program(void);
+
+/* The lag, measured once with nothing armed: the ticks of a program()
+ * bracketed by two clock reads, minus two reads (each bracket holds at
+ * most one read's worth besides the lag), so it is never over-estimated
+ * and a deadline never comes early. */
+static void measure_lag(void)
+{
+    lag = 0;
+    tern_time t0 = tern_now();
+    program();
+    tern_time t1 = tern_now();
+    tern_time pair = tern_now() - t1;
+    port_deadline_cancel();
+    lag = t1 - t0 > 2 * pair ? t1 - t0 - 2 * pair : 0;
+}
+
+void timer_reset(void)
+{
+    alarms = NULL;
+    measure_lag();
+}
 
 tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
 
 static tern_time max_horizon(void) { return (tern_time)1 << (port_board.counter_bits - 1); }
 
-/* Program the hardware for the head, at most half a wrap ahead so the
- * clock extension always sees every wrap. */
-static void program(void)
+/* Program the hardware for the head as seen at `now` (a fresh clock
+ * read), at most half a wrap ahead so the clock extension always sees
+ * every wrap. */
+static void program_at(tern_time now)
 {
-    tern_time now = tern_now();
     tern_time delta = max_horizon();
     if (alarms && alarms->deadline < now + delta)
-        delta = alarms->deadline > now ? alarms->deadline - now : 1;
+        delta = alarms->deadline > now + lag ? alarms->deadline - now - lag : 1;
     port_deadline_set((uint32_t)delta);
 }
+
+static void program(void) { program_at(tern_now()); }
 
 static void unlink_alarm(tern_alarm *a)
 {
@@ -77,7 +104,9 @@ void tern_alarm_cancel(tern_alarm *a)
     port_irq_restore(s);
 }
 
-/* The deadline interrupt: run every alarm that is due, in deadline order. */
+/* The deadline interrupt: run every alarm that is due, in deadline order.
+ * The clock read after the last callback also programs the next deadline:
+ * one read per pass, the clock is the costliest part of this path. */
 void tern_clock_isr(void)
 {
     tern_time now = tern_now();
@@ -91,7 +120,7 @@ void tern_clock_isr(void)
         a->fn(a, a->arg);
         now = tern_now();
     }
-    program();
+    program_at(now);
 }
 
 static void timer_fired(tern_alarm *a, void *arg)
