@@ -59,6 +59,7 @@ void app_reset(void);
 
 /* Time (clock.c, timer.c). */
 void clock_init(void);
+tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interrupts */
 void timer_reset(void);
 tern_time timer_next_deadline(void); /* UINT64_MAX when none */
 

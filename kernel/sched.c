@@ -236,7 +236,7 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (from_isr ? TERN_MSG_FROM_ISR : 0));
     m->prio = t->desc->priority;
     m->seq = next_seq++;
-    m->posted = tern_now();
+    m->posted = clock_now_irqs_off();
     if ((flags & TERN_MSG_HEAP) && payload)
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
     tern_counters_.posted++;
