@@ -66,27 +66,29 @@ static void enqueue(tern_msg *m)
         tern_counters_.max_queue_depth = tern_counters_.queue_depth;
 }
 
-static void unlink(tern_msg *m)
+/* Remove the message *pp points at from the queue. */
+static tern_msg *take(tern_msg **pp)
 {
-    tern_msg **pp = &queue;
-    while (*pp != m)
-        pp = &(*pp)->next;
+    tern_msg *m = *pp;
     *pp = m->next;
     m->next = NULL;
     tern_counters_.queue_depth--;
+    return m;
 }
 
 /* First message that may run above `floor`: its task is not already on the
  * stack (seed 002: such messages wait) and its priority is strictly higher
  * than the handler below (seed 002 V-B: otherwise the stack top resumes).
- * The queue is in policy order, so the first match is the one to run. */
-static tern_msg *pick(int8_t floor)
+ * The queue is in policy order, so the first match is the one to run.
+ * Returns the link that points at it, so take() needs no second walk. */
+static tern_msg **pick(int8_t floor)
 {
-    for (tern_msg *m = queue; m; m = m->next) {
+    for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next) {
+        tern_msg *m = *pp;
         if (tern_tasks[m->dst].active)
             continue;
         if (floor == TERN_LEVEL_IDLE || (int8_t)m->prio > floor)
-            return m;
+            return pp;
     }
     return NULL;
 }
@@ -153,11 +155,9 @@ static void run_msg(tern_msg *m)
  * stack model does when a handler returns. */
 static void drain_above(int8_t floor)
 {
-    tern_msg *m;
-    while ((m = pick(floor)) != NULL) {
-        unlink(m);
-        run_msg(m);
-    }
+    tern_msg **pp;
+    while ((pp = pick(floor)) != NULL)
+        run_msg(take(pp));
 }
 
 bool sched_has_ready(void) { return pick(TERN_LEVEL_IDLE) != NULL; }
@@ -165,13 +165,11 @@ bool sched_has_ready(void) { return pick(TERN_LEVEL_IDLE) != NULL; }
 bool sched_run_next(void)
 {
     tern_irq_state s = port_irq_save();
-    tern_msg *m = pick(TERN_LEVEL_IDLE);
-    if (m) {
-        unlink(m);
-        run_msg(m);
-    }
+    tern_msg **pp = pick(TERN_LEVEL_IDLE);
+    if (pp)
+        run_msg(take(pp));
     port_irq_restore(s);
-    return m != NULL;
+    return pp != NULL;
 }
 
 void tern_sched_preempt(void)
@@ -189,13 +187,11 @@ void tern_sched_dispatch_level(uint8_t level)
 {
     tern_irq_state s = port_irq_save();
     int8_t floor = running_level;
-    tern_msg *m;
-    while ((m = pick(floor)) != NULL && m->prio >= level) {
-        unlink(m);
-        run_msg(m);
-    }
-    if (m)
-        port_dispatch(m->prio);
+    tern_msg **pp;
+    while ((pp = pick(floor)) != NULL && (*pp)->prio >= level)
+        run_msg(take(pp));
+    if (pp)
+        port_dispatch((*pp)->prio);
     port_irq_restore(s);
 }
 
@@ -289,7 +285,8 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
 tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
                       uint8_t flags)
 {
-    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+    tern_task_id self = isr_nesting ? TERN_NO_TASK : running_task; /* tern_self(), inline */
+    return sched_send(self, dst, port, payload, len, flags, false);
 }
 
 /* A multicast copy for every member after the first, so each receiver owns
@@ -387,7 +384,8 @@ void sched_drop_task_messages(tern_task_id id)
 void tern_isr_enter(void)
 {
     isr_nesting++;
-    idle_note_wake();
+    if (tern_idle_waiting) /* checked here: a call on every interrupt costs */
+        idle_note_wake();
     tern_counters_.interrupts++;
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
