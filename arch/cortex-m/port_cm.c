@@ -38,14 +38,13 @@ void port_set_level(int8_t level)
 }
 
 /* The vector of a task level: run that level's queued messages, nested
- * on the main stack like any interrupt. */
+ * on the main stack like any interrupt. Its level follows from the NVIC
+ * priority startup.c gave it (CM_PRIO_LEVEL), which is quicker than
+ * searching board_level_irq. */
 void cm_level_irq(void)
 {
     uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
-    uint8_t level = 0;
-    while (level + 1 < TERN_PRIO_LEVELS && board_level_irq[level] != irq)
-        level++;
-    tern_sched_dispatch_level(level);
+    tern_sched_dispatch_level((uint8_t)(TERN_PRIO_LEVELS - (NVIC_IPR8(irq) >> 4)));
 }
 
 /* Spin rather than WFI: under QEMU -icount sleep=off a WFI advances
