@@ -10,6 +10,9 @@ static tern_alarm *alarms; /* sorted by deadline, then insertion order */
  * starts counting: programmed that much shorter, the deadline interrupt
  * comes at the deadline instead of that late. */
 static tern_time lag;
+/* The hardware one-shot is set for the current head: the clock interrupt
+ * need not program it again after a callback re-armed its alarm. */
+static bool programmed;
 
 static void program(void);
 
@@ -47,6 +50,7 @@ static void program_at(tern_time now)
     if (alarms && alarms->deadline < now + delta)
         delta = alarms->deadline > now + lag ? alarms->deadline - now - lag : 1;
     port_deadline_set((uint32_t)delta);
+    programmed = true;
 }
 
 static void program(void) { program_at(tern_now()); }
@@ -60,6 +64,7 @@ static void unlink_alarm(tern_alarm *a)
         }
     }
     a->armed = 0;
+    programmed = false;
 }
 
 static void insert(tern_alarm *a)
@@ -70,6 +75,7 @@ static void insert(tern_alarm *a)
     a->next = *pp;
     *pp = a;
     a->armed = 1;
+    programmed = false;
 }
 
 void tern_alarm_init(tern_alarm *a, tern_alarm_fn fn, void *arg)
@@ -110,6 +116,7 @@ void tern_alarm_cancel(tern_alarm *a)
 void tern_clock_isr(void)
 {
     tern_time now = tern_now();
+    programmed = false; /* the one-shot that brought us here has fired */
     while (alarms && alarms->deadline <= now) {
         tern_alarm *a = alarms;
         unlink_alarm(a);
@@ -120,7 +127,8 @@ void tern_clock_isr(void)
         a->fn(a, a->arg);
         now = tern_now();
     }
-    program_at(now);
+    if (!programmed)
+        program_at(now);
 }
 
 static void timer_fired(tern_alarm *a, void *arg)
