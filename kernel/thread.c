@@ -335,8 +335,10 @@ void threads_start(void (*idle_entry)(void *))
 
 /* --- Blocking ------------------------------------------------------------ */
 
-/* Block the current thread in `state` and switch away; returns once woken,
- * interrupts as they were (enabled: checked by the callers). */
+/* Mark the current thread blocked in `state` and request the switch. The
+ * switch itself happens when the caller restores interrupts (enabled:
+ * checked by may_block), so nothing between block() and that restore may
+ * assume the thread has already been woken. */
 static void block(uint8_t state)
 {
     current->state = state;
@@ -593,8 +595,8 @@ tern_status tern_mutex_lock(tern_mutex *m)
         self->blocked_on = m;
         if (m->owner->prio < self->prio)
             set_priority(m->owner, self->prio);
-        block(T_MUTEX); /* unlock makes us the owner */
-        self->blocked_on = NULL;
+        block(T_MUTEX); /* the switch happens at the restore below; unlock
+                         * makes us the owner and clears blocked_on */
     }
     port_irq_restore(s);
     return TERN_OK;
@@ -622,6 +624,7 @@ tern_status tern_mutex_unlock(tern_mutex *m)
     thread *t = wait_pop(&m->waiters);
     m->owner = t;
     if (t) {
+        t->blocked_on = NULL;
         m->depth = 1;
         m->next_held = t->held;
         t->held = m;

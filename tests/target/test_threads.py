@@ -97,6 +97,21 @@ def test_mutex_owner_inherits_the_waiters_priority(thread_run: tuple[str, str]) 
     assert lines(out, "P") == ["low+ high? low@5 low- high+ high- mid low@1 low<"]
 
 
+def test_inheritance_follows_a_chain_of_mutexes(thread_run: tuple[str, str]) -> None:
+    _, out = thread_run
+    # low (1) holds m1; mid (3) takes m2 and blocks on m1 (low runs at 3);
+    # high (5) blocks on m2, so mid and through it low run at 5. low's
+    # unlock hands m1 to mid, still at 5 for high; mid's unlock of m2 lets
+    # high run, mid drops to 3 and finishes, low is back at 1.
+    assert lines(out, "T") == ["low+ mid+ mid? high? low@5 low- mid@5 high+ high- mid@3 low@1"]
+
+
+def test_what_must_not_block_is_refused(thread_run: tuple[str, str]) -> None:
+    _, out = thread_run
+    assert lines(out, "E") == ["isr take=ESTATE sleep=ESTATE lock=ESTATE yield=ESTATE "
+                               "masked_sleep=ESTATE unlock=EOWNER"]
+
+
 def test_semaphore_counts(thread_run: tuple[str, str]) -> None:
     _, out = thread_run
     assert lines(out, "C") == [

@@ -10,6 +10,10 @@
  *      together by an interrupt: round-robin quanta of 40000 cycles
  *   P  priority inheritance: low holds a mutex that high wants; mid, made
  *      ready meanwhile, must not run before low releases it
+ *   T  transitive inheritance: low holds a mutex mid waits for while mid
+ *      holds one high waits for: low runs at high's priority
+ *   E  what must not block: blocking calls in an interrupt, a sleep with
+ *      interrupts masked, unlocking a mutex one does not own
  *   C  semaphore counts: a counting semaphore (max 3) and a binary one,
  *      and a give from an interrupt that wakes a blocked thread
  *   Z  tern_sleep: lateness of the wake-up
@@ -43,7 +47,8 @@ static char scenario;
 static char line[200];
 static unsigned line_len;
 static tern_sem sem;
-static tern_mutex mx;
+static tern_mutex mx, mx2;
+static const char *isr_status[4];
 static tern_alarm shorts_alarm;
 static unsigned shorts_posted, shorts_in_pf, shorts_out_pf, med_jobs, med_sliced;
 static tern_time x_start, x_end;
@@ -65,6 +70,12 @@ static void irq(void *arg)
     switch (scenario) {
     case 'S': send(SA); send(SB); break;
     case 'C': note(" %s", "!"); (void)tern_sem_give(&sem); break;
+    case 'E': /* nothing may block in an interrupt */
+        isr_status[0] = status(tern_sem_take(&sem));
+        isr_status[1] = status(tern_sleep(10));
+        isr_status[2] = status(tern_mutex_lock(&mx));
+        isr_status[3] = status(tern_yield());
+        break;
     }
 }
 
@@ -123,6 +134,41 @@ static tern_status worker(void *state, tern_msg *m)
             note(" %s-", me);
         } else {
             note(" %s", me);
+        }
+        break;
+    case 'T': /* transitive inheritance: high waits for mid, mid for low */
+        if (self == PLOW) {
+            (void)tern_mutex_lock(&mx);
+            note(" %s+", me);
+            send(PMID);
+            send(PHIGH);
+            char p1[16];
+            tern_snprintf(p1, sizeof p1, "low@%d", tern_thread_priority());
+            note(" %s", p1);
+            note(" %s-", me);
+            (void)tern_mutex_unlock(&mx);
+            char p2[16];
+            tern_snprintf(p2, sizeof p2, "low@%d", tern_thread_priority());
+            note(" %s", p2);
+        } else if (self == PMID) {
+            (void)tern_mutex_lock(&mx2);
+            note(" %s+", me);
+            note(" %s?", me);
+            (void)tern_mutex_lock(&mx);
+            char p1[16];
+            tern_snprintf(p1, sizeof p1, "mid@%d", tern_thread_priority());
+            note(" %s", p1);
+            (void)tern_mutex_unlock(&mx);
+            (void)tern_mutex_unlock(&mx2);
+            char p2[16];
+            tern_snprintf(p2, sizeof p2, "mid@%d", tern_thread_priority());
+            note(" %s", p2);
+        } else {
+            note(" %s?", me);
+            (void)tern_mutex_lock(&mx2);
+            note(" %s+", me);
+            (void)tern_mutex_unlock(&mx2);
+            note(" %s-", me);
         }
         break;
     case 'C':
@@ -231,6 +277,24 @@ static tern_status control(void *state, tern_msg *m)
     tern_mutex_init(&mx);
     send(PLOW);
     end();
+
+    begin('T');
+    tern_mutex_init(&mx);
+    tern_mutex_init(&mx2);
+    send(PLOW);
+    end();
+
+    begin('E');
+    tern_sem_init(&sem, 0, 1);
+    tern_mutex_init(&mx);
+    port_swirq_raise(0);
+    tern_irq_state masked = port_irq_save();
+    const char *masked_sleep = status(tern_sleep(10));
+    port_irq_restore(masked);
+    const char *unlock = status(tern_mutex_unlock(&mx));
+    tern_printf("E isr take=%s sleep=%s lock=%s yield=%s masked_sleep=%s unlock=%s\n",
+                isr_status[0], isr_status[1], isr_status[2], isr_status[3], masked_sleep,
+                unlock);
 
     begin('C');
     tern_sem_init(&sem, 0, 3);
