@@ -5,6 +5,11 @@
 
 static const tern_app_desc *current_app;
 
+/* The thread models (sched_threads.c) make every task a thread, so there
+ * TERN_TASK_THREAD asks for nothing more; the other models cannot give a
+ * task its own stack yet. Weak: overridden by the thread models. */
+__attribute__((weak)) bool sched_tasks_are_threads(void) { return false; }
+
 static tern_status refuse(tern_app_error *err, tern_status code, const tern_app_desc *app,
                           int index, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
@@ -87,7 +92,7 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
     if (t->init_len && !t->init_data)
         return refuse(err, TERN_EINVAL, app, i, "init_data", "missing for %u bytes",
                       t->init_len);
-    if (t->flags & TERN_TASK_THREAD)
+    if ((t->flags & TERN_TASK_THREAD) && !sched_tasks_are_threads())
         return refuse(err, TERN_EINVAL, app, i, "flags",
                       "thread tasks are not supported by the %s model", tern_model_name);
     for (uint8_t r = 0; r < t->n_out_ports; r++) {

@@ -35,6 +35,7 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
 void sched_drop_task_messages(tern_task_id id); /* finalization */
 bool sched_in_isr(void);
 tern_task_id sched_running_task(void); /* top of the stack, even inside an interrupt */
+bool sched_tasks_are_threads(void);    /* every task has its own thread (thread models) */
 
 /* Execution-model policy (policy_<model>.c): one file per model. */
 void policy_enqueue(tern_msg **queue, tern_msg *m);

@@ -33,6 +33,8 @@ tern_task_id tern_self(void) { return isr_nesting ? TERN_NO_TASK : sched_running
 
 bool sched_in_isr(void) { return isr_nesting > 0; }
 
+bool sched_tasks_are_threads(void) { return true; }
+
 const tern_counters *tern_stats(void)
 {
     tern_counters_.max_stack_bytes = port_stack_used();

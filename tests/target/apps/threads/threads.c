@@ -366,8 +366,9 @@ int main(void)
 #define WORKER(task, prio) \
     {.name = #task, .id = task, .priority = prio, .handler = worker, .n_in_ports = 1}
     static const tern_task_desc tasks[] = {
+        /* TERN_TASK_THREAD: what every task is here, accepted */
         {.name = "control", .id = CONTROL, .priority = 0, .handler = control,
-         .stack_size = 1536},
+         .flags = TERN_TASK_THREAD, .stack_size = 1536},
         WORKER(WA, 1), WORKER(WB, 3), WORKER(WC, 3),
         WORKER(SA, 2), WORKER(SB, 2),
         WORKER(PLOW, 1), WORKER(PMID, 3), WORKER(PHIGH, 5),
