@@ -233,8 +233,10 @@ def cmd_bench_seed003(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_micro(args: argparse.Namespace) -> int:
+    docs: list[dict[str, Any]] = []
     if args.from_json:
-        doc = micro.load(args.from_json)
+        docs = [micro.load(path) for path in args.from_json]
+        doc = docs[0]
     else:
         if not args.board:
             raise UsageError("--board is required (unless --from-json)")
@@ -243,12 +245,14 @@ def cmd_bench_micro(args: argparse.Namespace) -> int:
         doc = micro.run_board(load_board(args.board), models, args.count, args.jobs, args.timeout,
                               root=repo_root(), do_build=not args.no_build, command=command,
                               progress=lambda text: print(f"tern bench micro: {text}", file=sys.stderr))
-    sys.stdout.write(micro.text_table(doc))
+        docs = [doc]
+    for d in docs:
+        sys.stdout.write(micro.text_table(d))
     if args.json:
         _write_json(args.json, doc)
     if args.doc:
         with _open_out(args.doc) as f:
-            f.write(micro.markdown(doc))
+            f.write(micro.markdown_many(docs))
     return 0
 
 
@@ -382,8 +386,8 @@ def build_parser() -> Parser:
     mi.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
     mi.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     mi.add_argument("--doc", type=Path, metavar="FILE.md", help="write the markdown tables (docs/benchmarks.md)")
-    mi.add_argument("--from-json", type=Path, metavar="FILE",
-                    help="do not run: report on the results of an earlier --json")
+    mi.add_argument("--from-json", type=Path, metavar="FILE", nargs="+",
+                    help="do not run: report on the results of earlier --json runs (one per board)")
     mi.set_defaults(func=cmd_bench_micro, prog_name="tern bench micro")
     bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
 
