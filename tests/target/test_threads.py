@@ -232,3 +232,13 @@ def test_stack_overflow_is_caught(case: tuple[str, str], app: str, guard: bool) 
     assert "tern: stack overflow in task 'deep' (id 1): stack 512 bytes" in r.out
     assert ("in the MPU guard" in r.out) == guard
     assert "survived" not in r.out
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{b}-{m}" for b, m in CASES])
+def test_a_stack_the_pool_cannot_hold_refuses_the_app(case: tuple[str, str]) -> None:
+    board, model = case
+    r = run(board, model, "stack-too-big")
+    assert r.status == 1, r.out
+    assert "tern: no room for the 60000-byte stack of task 'deep'" in r.out
+    assert "task 'deep': init: INIT could not be posted: TERN_ENOMEM" in r.out
+    assert "digging" not in r.out

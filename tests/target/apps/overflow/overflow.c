@@ -7,6 +7,9 @@
 #include "tern/thread.h"
 
 #define FRAMES 12 /* about 80 bytes each: ~960 bytes, well past 512 */
+#ifndef DEEP_STACK
+#define DEEP_STACK 512
+#endif
 
 static uint32_t dig(uint32_t n)
 {
@@ -41,7 +44,8 @@ int main(void)
 {
     static const tern_task_desc tasks[] = {
         {.name = "bystander", .id = 0, .priority = 0, .handler = idle_task},
-        {.name = "deep", .id = 1, .priority = 1, .handler = deep, .stack_size = 512},
+        {.name = "deep", .id = 1, .priority = 1, .handler = deep,
+         .stack_size = DEEP_STACK},
     };
     static const tern_app_desc app = {.name = "overflow", .tasks = tasks, .n_tasks = 2};
     tern_app_error err;
