@@ -53,8 +53,9 @@ LONG_WORK = 5000  # apps/ordering/ordering.c: low's work after raising the inter
 # Measured on mps2-an385: 790 (alarm deadline to handler, from idle) and
 # 611 (software interrupt to the preempting handler, stack) instructions;
 # threads: 933 and 818 (a PendSV switch to the woken thread), adaptive 965
-# and 852; lm3s6965evb adaptive up to 1006. The thread models pay a full context switch from the idle
-# thread (seed 000 VI-B: ~1200 cycles on MANTIS), hence their own bound.
+# and 852; lm3s6965evb adaptive up to 1006. The thread models pay a full
+# context switch from the idle thread (seed 000 VI-B: ~1200 cycles on
+# MANTIS), hence their own bound.
 LATENCY_BOUND = 1000
 THREAD_LATENCY_BOUND = 1200
 
