@@ -6,9 +6,7 @@ set(TERN_PORT_SOURCES
   ${CMAKE_SOURCE_DIR}/boards/atmega128/board.c)
 # board_config.h shrinks the kernel's default pools to 4 KB of RAM; it is
 # included before every source, so an app's own -D still wins.
-# -flto: the kernel calls the port (irq save/restore, the counter) and the
-# clock across files; inlining them halves the interrupt-to-handler path.
-set(TERN_CPU_FLAGS -mmcu=atmega128 -DF_CPU=4000000UL -flto
+set(TERN_CPU_FLAGS -mmcu=atmega128 -DF_CPU=4000000UL
   -include ${CMAKE_SOURCE_DIR}/boards/atmega128/board_config.h
   -I${CMAKE_SOURCE_DIR}/tools/simavr) # tern_simavr_abi.h: the exit port
 set(TERN_LINK_FLAGS -T${CMAKE_SOURCE_DIR}/boards/atmega128/atmega128.ld)

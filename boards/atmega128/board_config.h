@@ -10,10 +10,10 @@
 #define TERN_MAX_TASKS 8
 #endif
 #ifndef TERN_MSG_POOL
-#define TERN_MSG_POOL 16
+#define TERN_MSG_POOL 12
 #endif
 #ifndef TERN_HEAP_SIZE
-#define TERN_HEAP_SIZE 384
+#define TERN_HEAP_SIZE 256
 #endif
 #ifndef TERN_TRACE_EVENTS
 #define TERN_TRACE_EVENTS 0 /* each event costs ~400 cycles here: a 64-bit clock read */
