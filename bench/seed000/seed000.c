@@ -67,9 +67,8 @@ static uint32_t bucket_of(uint32_t v)
 {
     if (v < (1ul << SEED000_HIST_SUB_BITS))
         return v;
-    uint32_t e = 31;
-    while (!(v & (1ul << e)))
-        e--;
+    /* v > 0; a bit scan (a loop over 1 << e costs ~2,000 cycles on the AVR) */
+    uint32_t e = 31u - (uint32_t)__builtin_clzl(v);
     if (e > HIST_MAX_OCTAVE)
         return HIST_BUCKETS - 1;
     uint32_t mantissa = (v >> (e - SEED000_HIST_SUB_BITS)) & ((1ul << SEED000_HIST_SUB_BITS) - 1);

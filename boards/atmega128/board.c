@@ -2,8 +2,8 @@
  * Timer/Counter1 as the clock and the one-shot deadline, INT6/INT7 as the
  * software-triggered interrupts, idle and power-save sleep states.
  *
- * Clock: Timer1 counts CPU cycles (prescaler 1); its overflow interrupt
- * counts the high 16 bits, so the kernel sees a 32-bit cycle counter
+ * Clock: Timer1 counts CPU cycles (prescaler 1); its wraps, counted in
+ * software, give the high 16 bits, so the kernel sees a 32-bit cycle counter
  * (port_counter_read) that it extends to 64 bits. One tick = one cycle.
  *
  * Deadline: output compare A of Timer1 matches the low 16 bits of the
@@ -44,7 +44,7 @@ const tern_board_info port_board = {
  * in docs/boards.md). */
 #define DEADLINE_MIN_TICKS 48u
 
-static volatile uint16_t clock_high; /* Timer1 overflows so far */
+static uint16_t clock_high; /* Timer1 wraps seen so far */
 static uint32_t deadline;            /* counter value of the programmed deadline */
 
 static tern_swirq_fn swirq_fn[TERN_SWIRQS];
@@ -100,19 +100,26 @@ void board_flush(void)
 
 /* --- Clock and deadline ------------------------------------------------- */
 
-ISR(TIMER1_OVF_vect) { clock_high++; }
+/* A wrap is seen as TCNT1 going backwards since the previous read, which
+ * is exact as long as the counter is read at least once per 65,536 cycles:
+ * the overflow interrupt makes sure of that while nothing else reads it.
+ * Testing TOV1 instead would depend on the overflow being serviced within
+ * half a wrap, and it is not under simavr 1.6 when the compare interrupt
+ * (a lower vector, served first) keeps firing under load: the clock then
+ * went back 65,536 cycles. */
+static uint16_t last_low;
 
-/* Consistent with interrupts masked as well: an overflow that has happened
- * but not been counted yet shows as TOV1 pending, and belongs to this
- * reading if the low half has wrapped (is small). */
+ISR(TIMER1_OVF_vect) { (void)port_counter_read(); }
+
 uint32_t port_counter_read(void)
 {
     uint8_t s = SREG;
     cli();
     uint16_t low = TCNT1;
+    if (low < last_low)
+        clock_high++;
+    last_low = low;
     uint16_t high = clock_high;
-    if ((TIFR & _BV(TOV1)) && low < 0x8000u)
-        high++;
     SREG = s;
     return ((uint32_t)high << 16) | low;
 }
