@@ -39,10 +39,11 @@ const tern_board_info port_board = {
     .sleep_states = sleep_states,
 };
 
-/* A deadline closer than this is moved out to it: reading the counter and
- * writing OCR1A take fewer cycles, so the match is never missed (measured
- * in docs/boards.md). */
-#define DEADLINE_MIN_TICKS 48u
+/* A deadline closer than this is moved out to it: from reading TCNT1 to
+ * writing OCR1A takes ~45 cycles (avr-objdump of port_deadline_set), and a
+ * match value already passed would only match a wrap (65,536 cycles)
+ * later. */
+#define DEADLINE_MIN_TICKS 80u
 
 static uint16_t clock_high; /* Timer1 wraps seen so far */
 static uint32_t deadline;            /* counter value of the programmed deadline */
