@@ -43,7 +43,7 @@ static uint32_t log2_q16(uint32_t u)
 {
     /* u > 0. A bit scan, not a loop over 1 << e: a variable shift is a
      * loop on the AVR, and that loop cost ~2,000 cycles per arrival. */
-    uint32_t e = 31u - (uint32_t)__builtin_clzl(u);
+    uint32_t e = (uint32_t)(sizeof(unsigned long) * 8 - 1 - (unsigned)__builtin_clzl(u));
     /* normalise the mantissa to 16 fraction bits below the top bit */
     uint32_t frac = e >= 16 ? (u >> (e - 16)) & 0xFFFFu : (u << (16 - e)) & 0xFFFFu;
     uint32_t i = frac >> 10, rest = frac & 0x3FFu;

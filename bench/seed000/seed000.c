@@ -68,7 +68,7 @@ static uint32_t bucket_of(uint32_t v)
     if (v < (1ul << SEED000_HIST_SUB_BITS))
         return v;
     /* v > 0; a bit scan (a loop over 1 << e costs ~2,000 cycles on the AVR) */
-    uint32_t e = 31u - (uint32_t)__builtin_clzl(v);
+    uint32_t e = (uint32_t)(sizeof(unsigned long) * 8 - 1 - (unsigned)__builtin_clzl(v));
     if (e > HIST_MAX_OCTAVE)
         return HIST_BUCKETS - 1;
     uint32_t mantissa = (v >> (e - SEED000_HIST_SUB_BITS)) & ((1ul << SEED000_HIST_SUB_BITS) - 1);
