@@ -71,12 +71,13 @@ static const char *const names[N_BENCH] = {
     "sem_roundtrip", "yield_roundtrip",
 };
 
-/* Priorities: the load is lowest, control highest so it can always start
- * the next benchmark and print. */
+/* Priorities: the load lowest, control just above it (so it preempts the
+ * load, but a benchmark's final post to it does not nest its printing on
+ * top of the measured handlers: the AVR has a 384-byte stack). */
 enum { CONTROL, LOAD, TIMED, LOW, HIGH, A, B, PEER, N_TASKS };
 
 #define LOAD_CHUNK 2000u  /* cycles of busy work per load message */
-#define SECOND_PERIOD 7919u /* ticks: the load's second timer (a prime) */
+#define SECOND_PERIOD 19997u /* ticks: the load's second timer (a prime; shorter overloads the AVR) */
 #define DELAY_BASE 3000u  /* ticks from arming to a deadline, plus ... */
 #define DELAY_SPREAD 1021u /* ... a pseudo-random 0..1020 so deadlines meet the load at every phase */
 #define PORT_DONE TERN_PORT_APP(0)
@@ -371,22 +372,25 @@ static bool wanted(enum bench_id id)
     return tern_params[1] == 0 || (tern_params[1] >> id) & 1u;
 }
 
-/* A benchmark that stops producing samples is reported, never a hang. */
+/* A benchmark that stops producing samples is reported, never a hang. Its
+ * limit is four times the longest deadline per sample, plus a second:
+ * every sample takes less than that on every board (on the 4 MHz AVR a
+ * sample of a loaded timer takes up to ~8000 cycles). */
 static tern_alarm guard;
-#define GUARD_SECONDS 20u /* virtual time per benchmark; 10,000 samples take ~2 s */
+#define GUARD_TICKS_PER_SAMPLE (4u * (DELAY_BASE + DELAY_SPREAD))
 
 static void stalled(tern_alarm *a, void *arg)
 {
     (void)a;
     (void)arg;
     const tern_counters *c = tern_stats();
-    unsigned long dropped = 0;
-    for (int i = 0; i < TERN_DROP_REASONS; i++)
-        dropped += c->dropped[i];
     tern_printf("micro: %s stalled after %lu of %lu samples (queue depth %u, stack depth %u, "
-                "dropped %lu)\n",
+                "dropped",
                 names[current], (unsigned long)s.n, (unsigned long)count, c->queue_depth,
-                c->stack_depth, dropped);
+                c->stack_depth);
+    for (int i = 0; i < TERN_DROP_REASONS; i++)
+        tern_printf(" %lu", (unsigned long)c->dropped[i]);
+    tern_printf(" by tern_drop_reason)\n");
     port_exit(3);
 }
 
@@ -394,7 +398,8 @@ static void start(enum bench_id id)
 {
     current = id;
     reset_samples();
-    tern_alarm_set(&guard, tern_now() + (tern_time)GUARD_SECONDS * tern_clock_hz(), 0);
+    tern_alarm_set(&guard, tern_now() + (tern_time)count * GUARD_TICKS_PER_SAMPLE + tern_clock_hz(),
+                   0);
     switch (id) {
     case ALARM_DELAY_LOAD:
     case TIMER_DELAY_LOAD:
@@ -468,15 +473,18 @@ static tern_status control(void *state, tern_msg *m)
         tern_alarm_init(&guard, stalled, NULL);
         start_next(-1);
     } else if (m->port == PORT_DONE) {
-        report();
         /* The load task must see load_on == false and stop its timer
-         * first: starved by the next benchmark, its timer would fill the
-         * message pool. */
-        if (load_on)
+         * first: its timer would fill the message pool while this handler
+         * prints (a line takes ~100,000 cycles on the AVR's UART) or while
+         * the next benchmark starves the load task. */
+        if (load_on) {
             load_on = false;
-        else
+        } else {
+            report();
             start_next((int)current);
+        }
     } else if (m->port == PORT_LOAD_STOPPED) {
+        report();
         start_next((int)current);
     }
     return TERN_OK;
@@ -485,7 +493,7 @@ static tern_status control(void *state, tern_msg *m)
 int main(void)
 {
     static const tern_task_desc tasks[] = {
-        {.name = "control", .id = CONTROL, .priority = 7, .handler = control, .n_in_ports = 2},
+        {.name = "control", .id = CONTROL, .priority = 1, .handler = control, .n_in_ports = 2},
         {.name = "load", .id = LOAD, .priority = 0, .handler = load, .n_in_ports = 2},
         {.name = "timed", .id = TIMED, .priority = 5, .handler = timed, .n_in_ports = 1},
         {.name = "low", .id = LOW, .priority = 2, .handler = low, .n_in_ports = 1},

@@ -513,7 +513,7 @@ def markdown(doc: dict[str, Any]) -> str:
     L.append("Deadline to the first statement of the alarm callback (interrupt context) or of the "
              "task's TIMEOUT0 handler. *With load*: the lowest-priority task busy-loops in "
              "`port_work(2000)` chunks, re-posting itself after each, and a second periodic task "
-             "timer (7919 ticks) fires; deadlines are 3000..4020 ticks apart, pseudo-random, so "
+             "timer (19997 ticks) fires; deadlines are 3000..4020 ticks apart, pseudo-random, so "
              "they meet the load at every phase. Without load the interrupt wakes the idle loop "
              "(the idle period is closed and accounted first); with load it interrupts the load "
              "task, which is why the loaded minimum can be lower. fifo and priority run the "
