@@ -324,6 +324,10 @@ static tern_status task_a(void *state, tern_msg *m)
             tern_sem_take(&sem_a);
         }
     } else {
+        /* Start the peer from here: A and its peer have one priority, so
+         * it becomes ready without running; started by the lower control
+         * task, one of them would run (and yield to nobody) alone. */
+        send(PEER, TERN_PORT_APP(0));
         while (s.n < count) {
             lap();
             tern_yield();
@@ -430,7 +434,6 @@ static void start(enum bench_id id)
     case YIELD_ROUNDTRIP:
         yield_on = true;
         send(A, TERN_PORT_APP(0));
-        send(PEER, TERN_PORT_APP(0));
         break;
 #endif
     default:

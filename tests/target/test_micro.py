@@ -86,6 +86,20 @@ def test_stack_model_preempts_at_once(results: dict[str, dict], board: str) -> N
     assert idx[("fifo", "timer_delay_load")]["max"] > idx[("fifo", "timer_delay")]["max"] + 1000
 
 
+def test_thread_round_trips_switch(results: dict[str, dict], board: str) -> None:
+    """A semaphore or yield round trip is two context switches: it cannot
+    cost less than an interrupt-to-handler latency (one switch from an
+    interrupt) of the same model."""
+    doc = _doc(results, board)
+    idx = {(r["model"], r["name"]): r for r in doc["results"]}
+    for model in MODELS[board]:
+        if model not in micro.THREAD_MODELS:
+            continue
+        one_switch = idx[(model, "irq_to_handler_preempt")]["min"]
+        for name in ("sem_roundtrip", "yield_roundtrip"):
+            assert idx[(model, name)]["min"] > one_switch / 2, (model, name, idx[(model, name)])
+
+
 def test_footprint_parts(results: dict[str, dict], board: str) -> None:
     doc = _doc(results, board)
     idx = {(r["model"], r["name"]): r["avg"] for r in doc["results"]}
