@@ -216,3 +216,31 @@ def test_bad_command_line(harness, guest):
     r = run(harness, guest("hello"), "--max-cycles", "lots")
     assert r.code == EXIT_USAGE, r.stderr
     assert r.stdout == b""
+
+
+def test_profile_accounts_every_cycle_to_an_address(harness, guest, tmp_path):
+    """--profile: cycles per instruction address add up to the run's cycle
+    count, and the slept cycles sit at the SLEEP instruction."""
+    image = guest("timer_sleep")
+    profile = tmp_path / "profile.txt"
+    r = run(harness, image, "--profile", str(profile))
+    assert r.code == 0, r.stderr
+    counts = {}
+    for line in profile.read_text().splitlines():
+        address, cycles = line.split()
+        counts[int(address, 16)] = int(cycles)
+    assert all(a % 2 == 0 for a in counts)  # byte addresses of flash words
+    # The exit store's own cycles are not stepped past the run's end.
+    assert r.cycles - 4 <= sum(counts.values()) <= r.cycles
+    # 100 compare periods of 400,000 cycles, nearly all of it asleep.
+    hottest = max(counts, key=lambda a: counts[a])
+    assert counts[hottest] > 0.99 * 100 * 64 * 6250
+    disassembly = subprocess.run(["avr-objdump", "-d", str(image)],
+                                 capture_output=True, text=True, check=True).stdout
+    assert re.search(rf"^\s*{hottest:x}:\s.*\bsleep\b", disassembly, re.M), hex(hottest)
+
+
+def test_profile_to_an_unwritable_path_is_reported(harness, guest, tmp_path):
+    r = run(harness, guest("exit3"), "--profile", str(tmp_path / "missing" / "p.txt"))
+    assert r.code == 3
+    assert "cannot write profile" in r.stderr

@@ -2,7 +2,7 @@
  * tern-simavr - run one AVR image on libsimavr (1.6), fast and cycle-exact.
  *
  *   tern-simavr [--mcu atmega128] [--freq 4000000] [--max-cycles N]
- *               [--max-wall-seconds S] IMAGE.elf
+ *               [--max-wall-seconds S] [--profile FILE] IMAGE.elf
  *
  * Compared with the stock `simavr` command this harness
  *  - never waits in wall-clock time: SLEEP jumps straight to the next cycle
@@ -13,6 +13,9 @@
  *    (TERN_SIMAVR_EXIT_ADDR, see tern_simavr_abi.h) and exits with it;
  *  - stops with a distinct error code on a crash, a CPU that can never wake
  *    up, or a cycle / wall-time limit, and never starts a gdb server.
+ * --profile FILE writes, when the run ends, the cycles spent at each
+ * instruction address ("0x<byte address> <cycles>" per line, sleep counted
+ * at its SLEEP): `./tern profile` maps them to functions.
  * Nothing depends on wall time, so two runs of one image print the same
  * bytes and end on the same cycle.
  *
@@ -64,10 +67,29 @@ static int exit_requested;
 static uint8_t exit_status;
 static int invalid_opcode_seen;
 
+/* --profile: cycles per flash word, written by finish(). */
+static uint64_t *profile;
+static size_t profile_words;
+static const char *profile_path;
+
+static void profile_write(void)
+{
+	FILE *f = fopen(profile_path, "w");
+	if (!f) {
+		fprintf(stderr, "tern-simavr: error: cannot write profile '%s'\n",
+			profile_path);
+		return;
+	}
+	for (size_t w = 0; w < profile_words; w++)
+		if (profile[w])
+			fprintf(f, "0x%05zx %" PRIu64 "\n", 2 * w, profile[w]);
+	fclose(f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tern-simavr [--mcu NAME] [--freq HZ] [--max-cycles N]"
-		" [--max-wall-seconds S] IMAGE.elf\n"
+		" [--max-wall-seconds S] [--profile FILE] IMAGE.elf\n"
 		"defaults: --mcu atmega128 --freq 4000000 --max-cycles 4e9"
 		" --max-wall-seconds 600\n");
 }
@@ -86,6 +108,8 @@ finish(avr_t *avr, int code, const char *fmt, ...)
 		fputc('\n', stderr);
 		va_end(ap);
 	}
+	if (profile)
+		profile_write();
 	fprintf(stderr, "tern-simavr: exit=%d cycles=%" PRIu64 "\n", code,
 		avr ? (uint64_t)avr->cycle : 0);
 	if (avr)
@@ -210,6 +234,7 @@ int main(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'f' },
 		{ "max-cycles", required_argument, NULL, 'c' },
 		{ "max-wall-seconds", required_argument, NULL, 'w' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -221,6 +246,7 @@ int main(int argc, char **argv)
 		case 'f': bad = parse_number(optarg, UINT32_MAX, &freq) || freq < 1; break;
 		case 'c': bad = parse_number(optarg, 1.8e19, &max_cycles); break;
 		case 'w': bad = parse_number(optarg, 1e9, &max_wall); break;
+		case 'p': profile_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: bad = 1; break;
 		}
@@ -275,13 +301,25 @@ int main(int argc, char **argv)
 
 	avr_register_io_write(avr, TERN_SIMAVR_EXIT_ADDR, exit_port_write, NULL);
 
+	if (profile_path) {
+		profile_words = ((size_t)avr->flashend + 1) / 2;
+		profile = calloc(profile_words, sizeof *profile);
+		if (!profile)
+			finish(avr, EXIT_USAGE, "no memory for the profile");
+	}
+
 	const avr_cycle_count_t cycle_limit = (avr_cycle_count_t)max_cycles;
 	const double wall_deadline = now_seconds() + max_wall;
 	for (uint32_t n = 1;; n++) {
 		/* Address of the instruction this step executes (or of the SLEEP
 		 * being waited in), for the error messages. */
 		const avr_flashaddr_t pc = avr->pc;
+		const avr_cycle_count_t before = avr->cycle;
+		/* A sleeping core's PC is already past its SLEEP. */
+		const avr_flashaddr_t at = avr->state == cpu_Sleeping ? pc - 2 : pc;
 		int state = avr_run(avr);
+		if (profile && at / 2 < profile_words)
+			profile[at / 2] += avr->cycle - before;
 
 		if (exit_requested)
 			finish(avr, exit_status, NULL);
