@@ -311,10 +311,15 @@ void tern_isr_enter(void)
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
 
+/* Where no hardware defers a requested switch past the last interrupt
+ * handler (Cortex-M's PendSV does), the port takes it here (AVR). */
+__attribute__((weak)) void port_thread_isr_exit(void) {}
+
 void tern_isr_exit(void)
 {
     tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
-    isr_nesting--;
+    if (--isr_nesting == 0)
+        port_thread_isr_exit();
 }
 
 /* The idle thread: account idle periods and sleep, forever. */

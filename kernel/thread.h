@@ -83,6 +83,10 @@ extern tern_thread_stats thread_stats;
 void *port_thread_init(uint8_t *stack_lo, uint32_t size, void (*entry)(void *), void *arg);
 _Noreturn void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg);
 void port_thread_switch(void);
+/* The outermost interrupt handler is about to return (interrupts still
+ * disabled): a port that defers switches in software takes a requested
+ * one here. Optional: a weak no-op by default (sched_threads.c). */
+void port_thread_isr_exit(void);
 /* The thread whose stack starts at stack_lo is about to run: protect its
  * guard bytes if the CPU can (MPU); a no-op otherwise. */
 void port_thread_guard(uint8_t *stack_lo, uint32_t bytes);
