@@ -5,23 +5,27 @@
  * wrap ahead. */
 #include "kernel.h"
 
-static tern_time wraps; /* sum of whole counter periods seen so far */
+static tern_time wraps;     /* sum of whole counter periods seen so far */
+static tern_time wrap_step; /* one counter period */
 static uint32_t last_raw;
 
 void clock_init(void)
 {
     wraps = 0;
+    wrap_step = (tern_time)1 << port_board.counter_bits;
     last_raw = port_counter_read();
 }
 
-/* always_inline: -Os would call it, and tern_now is the hottest function. */
+/* always_inline: -Os would call it, and tern_now is the hottest function.
+ * wraps is a multiple of the period and raw below it, so OR adds them:
+ * an 8-bit CPU does that byte by byte instead of calling a 64-bit add. */
 static inline __attribute__((always_inline)) tern_time extend(void)
 {
     uint32_t raw = port_counter_read();
     if (raw < last_raw)
-        wraps += (tern_time)1 << port_board.counter_bits;
+        wraps += wrap_step;
     last_raw = raw;
-    return wraps + raw;
+    return wraps | raw;
 }
 
 tern_time tern_now(void)

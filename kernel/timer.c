@@ -10,6 +10,8 @@ static tern_alarm *alarms; /* sorted by deadline, then insertion order */
  * starts counting: programmed that much shorter, the deadline interrupt
  * comes at the deadline instead of that late. */
 static tern_time lag;
+/* Half a counter wrap: the furthest a deadline is ever programmed. */
+static tern_time horizon;
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
 static bool programmed;
@@ -34,19 +36,18 @@ static void measure_lag(void)
 void timer_reset(void)
 {
     alarms = NULL;
+    horizon = (tern_time)1 << (port_board.counter_bits - 1);
     measure_lag();
 }
 
 tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
-
-static tern_time max_horizon(void) { return (tern_time)1 << (port_board.counter_bits - 1); }
 
 /* Program the hardware for the head as seen at `now` (a fresh clock
  * read), at most half a wrap ahead so the clock extension always sees
  * every wrap. */
 static void program_at(tern_time now)
 {
-    tern_time delta = max_horizon();
+    tern_time delta = horizon;
     if (alarms && alarms->deadline < now + delta)
         delta = alarms->deadline > now + lag ? alarms->deadline - now - lag : 1;
     port_deadline_set((uint32_t)delta);
