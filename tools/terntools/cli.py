@@ -51,7 +51,9 @@ def _positive_int(text: str) -> int:
 
 
 def _open_out(path: Path) -> TextIO:
+    """Open an output file for writing, making its directory first."""
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         return path.open("w", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None

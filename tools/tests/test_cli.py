@@ -35,6 +35,23 @@ def test_report_from_json(results: Path, tmp_path: Path, capsys: pytest.CaptureF
     assert report.read_text().startswith("# Seed 000 benchmark on mps2-an385")
 
 
+def test_outputs_go_into_new_directories(results: Path, tmp_path: Path) -> None:
+    """`make run` writes results/...json on a fresh clone, where results/ does not exist."""
+    out = tmp_path / "results" / "deeper"
+    assert main(["bench", "seed000", "--from-json", str(results), "--json", str(out / "s.json"),
+                 "--report", str(out / "s.md")]) == 0
+    assert json.loads((out / "s.json").read_text())["runs"] == json.loads(results.read_text())["runs"]
+    assert (out / "s.md").read_text().startswith("# Seed 000 benchmark")
+
+
+def test_unwritable_output_is_a_usage_error(results: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["bench", "seed000", "--from-json", str(results), "--json", str(blocker / "s.json")]) == 2
+    assert f"cannot write {blocker / 's.json'}" in capsys.readouterr().err
+
+
 def test_inconsistent_results_exit_1(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(results.read_text())
     doc["runs"][0]["jobs"] = 2
