@@ -75,7 +75,7 @@ static void ready_push(thread *t, bool at_head)
             ready_head[p] = t;
         ready_tail[p] = t;
     }
-    ready_mask |= 1u << p;
+    ready_mask |= (uint32_t)1 << p;
 }
 
 static void ready_remove(thread *t)
@@ -95,17 +95,19 @@ static void ready_remove(thread *t)
     }
     t->next = NULL;
     if (!ready_head[p])
-        ready_mask &= ~(1u << p);
+        ready_mask &= ~((uint32_t)1 << p);
 }
 
 /* The first ready thread, highest level first, that `accept` takes (all
  * when accept is NULL). */
 thread *ready_first(bool (*accept)(const thread *t))
 {
-    if (!accept) /* the common question: one count-leading-zeros */
-        return ready_mask ? ready_head[31 - __builtin_clz(ready_mask)] : NULL;
+    if (!accept) /* the common question: one count-leading-zeros (of a long:
+                  * an int has 16 bits on the AVR) */
+        return ready_mask ? ready_head[(int)(8 * sizeof(long) - 1) - __builtin_clzl(ready_mask)]
+                          : NULL;
     for (int p = TERN_PRIO_LEVELS - 1; p >= 0; p--) {
-        if (!(ready_mask & (1u << p)))
+        if (!(ready_mask & ((uint32_t)1 << p)))
             continue;
         for (thread *t = ready_head[p]; t; t = t->next)
             if (accept(t))
