@@ -8,7 +8,11 @@
  * are aggregated in the guest (sum, sum of squares, extremes and a
  * log-linear histogram) and printed once at the end, so the measurement
  * adds two clock reads per job and nothing to idle time. The trace ring
- * is compiled out of benchmark builds. */
+ * is compiled out of benchmark builds.
+ *
+ * SEED000_BARE=1 (target seed000_bare.elf) builds the same node without
+ * any of that measurement or reporting, only exiting when the window
+ * closes: the build seed 000 Table II's code sizes compare with. */
 #include "arrivals.h"
 #include "tern/port.h"
 #include "tern/tern.h"
@@ -24,6 +28,10 @@ __attribute__((section(".tern_params"), used)) const volatile uint32_t tern_para
 
 enum { SENSING = 1, FORWARDING = 2 };
 enum { PRIO_SENSING = 1, PRIO_FORWARDING = 5 };
+
+#ifndef SEED000_BARE
+#define SEED000_BARE 0
+#endif
 
 #ifndef SEED000_HIST_SUB_BITS
 #define SEED000_HIST_SUB_BITS 6 /* 64 buckets per octave: <= 1.6 % wide */
@@ -46,10 +54,14 @@ static struct {
     uint64_t arrival_cycles; /* next arrival, cycles after t0 */
     arrivals_rng rng;
     tern_alarm sense_alarm, forward_alarm, end_alarm;
-    aggregate e, idle;
-    uint16_t hist[HIST_BUCKETS];
     volatile uint8_t done;
 } b;
+
+#if !SEED000_BARE
+static struct {
+    aggregate e, idle;
+    uint16_t hist[HIST_BUCKETS];
+} measured;
 
 static void add(aggregate *a, uint32_t v)
 {
@@ -74,6 +86,53 @@ static uint32_t bucket_of(uint32_t v)
     uint32_t mantissa = (v >> (e - SEED000_HIST_SUB_BITS)) & ((1ul << SEED000_HIST_SUB_BITS) - 1);
     return ((e - SEED000_HIST_SUB_BITS + 1) << SEED000_HIST_SUB_BITS) | mantissa;
 }
+
+static void record_job(tern_time e)
+{
+    add(&measured.e, (uint32_t)e);
+    measured.hist[bucket_of((uint32_t)e)]++;
+}
+
+/* Idle periods inside the measurement window (i_k of seed 000). */
+static void idle_period(tern_time start, tern_time end, uint8_t state)
+{
+    (void)state;
+    if (start < b.t0)
+        start = b.t0;
+    if (end > b.t_end)
+        end = b.t_end;
+    if (end > start)
+        add(&measured.idle, (uint32_t)(end - start));
+}
+
+static void report_and_exit(void)
+{
+    const tern_counters *c = tern_stats();
+    uint32_t dropped = 0;
+    for (int r = 0; r < TERN_DROP_REASONS; r++)
+        dropped += c->dropped[r];
+    tern_printf("SEED000 HIST sub_bits=%u\n", SEED000_HIST_SUB_BITS);
+    for (uint32_t i = 0; i < HIST_BUCKETS; i++)
+        if (measured.hist[i])
+            tern_printf("H %lu %u\n", (unsigned long)i, measured.hist[i]);
+    tern_printf("SEED000 END T=%llu arrivals=%lu jobs=%lu sensing=%lu e_sum=%llu e_sumsq=%llu "
+                "e_min=%lu e_max=%lu idle_sum=%llu idle_count=%lu idle_sumsq=%llu idle_max=%lu "
+                "ctx=%lu preempt=%lu dropped=%lu max_queue=%u trace_cost=%llu\n",
+                (unsigned long long)(b.t_end - b.t0), (unsigned long)b.arrivals,
+                (unsigned long)b.jobs, (unsigned long)b.sensing,
+                (unsigned long long)measured.e.sum, (unsigned long long)measured.e.sumsq,
+                (unsigned long)measured.e.min, (unsigned long)measured.e.max,
+                (unsigned long long)measured.idle.sum, (unsigned long)measured.idle.count,
+                (unsigned long long)measured.idle.sumsq, (unsigned long)measured.idle.max,
+                (unsigned long)c->ctx_switches, (unsigned long)c->preemptions,
+                (unsigned long)dropped, c->max_queue_depth,
+                (unsigned long long)tern_trace_cost());
+    port_exit(0);
+}
+#else
+static void record_job(tern_time e) { (void)e; }
+static void report_and_exit(void) { port_exit(0); }
+#endif
 
 static void schedule_next_arrival(void)
 {
@@ -126,48 +185,10 @@ static tern_status forwarding_task(void *state, tern_msg *m)
     (void)state;
     if (m->port == TERN_PORT_APP(0)) {
         port_work(L_P_CYCLES);
-        tern_time e = tern_now() - m->posted;
+        record_job(tern_now() - m->posted);
         b.jobs++;
-        add(&b.e, (uint32_t)e);
-        b.hist[bucket_of((uint32_t)e)]++;
     }
     return TERN_OK;
-}
-
-/* Idle periods inside the measurement window (i_k of seed 000). */
-static void idle_period(tern_time start, tern_time end, uint8_t state)
-{
-    (void)state;
-    if (start < b.t0)
-        start = b.t0;
-    if (end > b.t_end)
-        end = b.t_end;
-    if (end > start)
-        add(&b.idle, (uint32_t)(end - start));
-}
-
-static void report_and_exit(void)
-{
-    const tern_counters *c = tern_stats();
-    uint32_t dropped = 0;
-    for (int r = 0; r < TERN_DROP_REASONS; r++)
-        dropped += c->dropped[r];
-    tern_printf("SEED000 HIST sub_bits=%u\n", SEED000_HIST_SUB_BITS);
-    for (uint32_t i = 0; i < HIST_BUCKETS; i++)
-        if (b.hist[i])
-            tern_printf("H %lu %u\n", (unsigned long)i, b.hist[i]);
-    tern_printf("SEED000 END T=%llu arrivals=%lu jobs=%lu sensing=%lu e_sum=%llu e_sumsq=%llu "
-                "e_min=%lu e_max=%lu idle_sum=%llu idle_count=%lu idle_sumsq=%llu idle_max=%lu "
-                "ctx=%lu preempt=%lu dropped=%lu max_queue=%u trace_cost=%llu\n",
-                (unsigned long long)(b.t_end - b.t0), (unsigned long)b.arrivals,
-                (unsigned long)b.jobs, (unsigned long)b.sensing, (unsigned long long)b.e.sum,
-                (unsigned long long)b.e.sumsq, (unsigned long)b.e.min, (unsigned long)b.e.max,
-                (unsigned long long)b.idle.sum, (unsigned long)b.idle.count,
-                (unsigned long long)b.idle.sumsq, (unsigned long)b.idle.max,
-                (unsigned long)c->ctx_switches, (unsigned long)c->preemptions,
-                (unsigned long)dropped, c->max_queue_depth,
-                (unsigned long long)tern_trace_cost());
-    port_exit(0);
 }
 
 /* Runs in the idle loop when nothing is ready: once the window has closed
@@ -193,7 +214,9 @@ static tern_status control_task(void *state, tern_msg *m)
     tern_alarm_set(&b.sense_alarm, b.t0, tern_cycles_to_ticks(CPU_HZ));
     tern_alarm_set(&b.end_alarm, b.t_end, 0);
     schedule_next_arrival();
+#if !SEED000_BARE
     tern_idle_set_hook(idle_period);
+#endif
     tern_idle_set_work(finish_when_drained);
     return TERN_OK;
 }
@@ -226,9 +249,11 @@ int main(void)
     }
     arrivals_seed(&b.rng, b.seed);
     b.arrival_mean_cycles = CPU_HZ / ((1ul << b.n) - 1);
+#if !SEED000_BARE
     tern_printf("SEED000 BEGIN model=%s n=%lu ls_ms=%lu samples=%lu seed=%lu\n", tern_model_name,
                 (unsigned long)b.n, (unsigned long)b.ls_ms, (unsigned long)b.samples,
                 (unsigned long)b.seed);
+#endif
     tern_app_error err;
     if (tern_app_start(&app, &err) != TERN_OK) {
         tern_printf("seed000: %s (%s)\n", err.text, tern_status_name(err.code));
