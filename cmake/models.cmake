@@ -2,22 +2,28 @@
 # (fifo, priority, stack) share the message scheduler kernel/sched.c and
 # differ only in kernel/policy_<model>.c; the thread models (threads,
 # adaptive) replace sched.c with the thread scheduler and need the arch's
-# context switch (arch/<arch>/context_*.c).
+# context switch (arch/<arch>/context_*.c). hybrid replaces sched.c with
+# kernel/sched_hybrid.c (the stack model for most tasks, the thread
+# scheduler for the flagged ones) and needs the context switch too.
 #
 # tern_model_sources(<out-var> <model> <arch>)
 set(TERN_THREAD_MODELS threads adaptive)
+# The message layer that replaces sched.c in each model that switches contexts.
+set(TERN_SCHED_SOURCE_threads ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c)
+set(TERN_SCHED_SOURCE_adaptive ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c)
+set(TERN_SCHED_SOURCE_hybrid ${CMAKE_SOURCE_DIR}/kernel/sched_hybrid.c)
 set(TERN_CONTEXT_SOURCE_cortex-m ${CMAKE_SOURCE_DIR}/arch/cortex-m/context_cm.c)
 
 function(tern_model_sources out model arch)
   set(sources ${TERN_KERNEL_SOURCES} ${CMAKE_SOURCE_DIR}/kernel/policy_${model}.c)
-  if(model IN_LIST TERN_THREAD_MODELS)
+  if(DEFINED TERN_SCHED_SOURCE_${model})
     list(REMOVE_ITEM sources ${CMAKE_SOURCE_DIR}/kernel/sched.c)
     if(NOT DEFINED TERN_CONTEXT_SOURCE_${arch})
       message(FATAL_ERROR "tern: model ${model} needs a context switch for arch '${arch}' "
         "(arch/${arch}/context_*.c), which is not written yet")
     endif()
     list(APPEND sources ${CMAKE_SOURCE_DIR}/kernel/thread.c
-      ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c ${TERN_CONTEXT_SOURCE_${arch}})
+      ${TERN_SCHED_SOURCE_${model}} ${TERN_CONTEXT_SOURCE_${arch}})
   endif()
   set(${out} ${sources} PARENT_SCOPE)
 endfunction()

@@ -124,4 +124,6 @@ bool tpolicy_slice_preempts(const thread *run)
 #endif
 }
 
+void tpolicy_level_dropped(void) {}
+
 bool tern_adaptive_in_pf(void) { return pf; }

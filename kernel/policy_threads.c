@@ -24,4 +24,6 @@ bool tpolicy_slice_preempts(const thread *run)
     return true;
 }
 
+void tpolicy_level_dropped(void) {}
+
 bool tern_adaptive_in_pf(void) { return false; }

@@ -11,6 +11,10 @@
 tern_tcb tern_tasks[TERN_MAX_TASKS];
 tern_counters tern_counters_;
 
+/* Every task is a thread: the pool holds every task's stack. */
+uint64_t thread_stack_pool[TERN_THREAD_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
+const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+
 static uint32_t next_seq;
 static uint8_t isr_nesting;
 

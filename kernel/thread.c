@@ -23,7 +23,6 @@ static bool started;
 static tern_alarm slice_alarm;
 static tern_time quantum;
 
-static uint64_t stack_pool[TERN_THREAD_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 static uint64_t idle_stack[TERN_IDLE_STACK / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 static uint32_t pool_used;
 
@@ -55,6 +54,14 @@ thread *thread_of(tern_task_id task) { return task < TERN_MAX_TASKS ? task_threa
 thread *thread_current(void) { return current; }
 bool threads_started(void) { return started; }
 bool threads_any_ready(void) { return ready_mask != 0; }
+uint32_t threads_pool_used(void) { return pool_used; }
+
+int8_t threads_level(void)
+{
+    int8_t level = current && current->state == T_RUNNING ? current->prio : TERN_LEVEL_IDLE;
+    const thread *top = ready_first(NULL);
+    return top && top->prio > level ? top->prio : level;
+}
 
 /* --- Ready queues: one FIFO per priority level --------------------------- */
 
@@ -295,16 +302,16 @@ thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void
 {
     uint32_t size = stack_size ? stack_size : TERN_THREAD_STACK_DEFAULT;
     size = (size + TERN_STACK_GUARD - 1) & ~(TERN_STACK_GUARD - 1);
-    if (size < 4 * TERN_STACK_GUARD || size > sizeof stack_pool - pool_used) {
+    if (size < 4 * TERN_STACK_GUARD || size > thread_stack_pool_bytes - pool_used) {
         tern_printf("tern: no room for the %lu-byte stack of task '%s' (%lu of %lu pool "
                     "bytes used, minimum %lu)\n",
                     (unsigned long)size, tern_tasks[task].desc->name, (unsigned long)pool_used,
-                    (unsigned long)sizeof stack_pool, (unsigned long)(4 * TERN_STACK_GUARD));
+                    (unsigned long)thread_stack_pool_bytes, (unsigned long)(4 * TERN_STACK_GUARD));
         return NULL;
     }
     thread *t = &threads[task];
     memset(t, 0, sizeof *t);
-    t->stack_lo = (uint8_t *)stack_pool + pool_used;
+    t->stack_lo = (uint8_t *)thread_stack_pool + pool_used;
     t->stack_size = size;
     pool_used += size;
     paint(t->stack_lo, size);
@@ -633,7 +640,10 @@ tern_status tern_mutex_unlock(tern_mutex *m)
         t->prio = inherited_priority(t);
         make_ready(t);
     }
+    int8_t lent = self->prio;
     self->prio = inherited_priority(self); /* drop what this mutex lent */
+    if (self->prio < lent)
+        tpolicy_level_dropped();
     reschedule();
     port_irq_restore(s);
     return TERN_OK;

@@ -46,6 +46,16 @@ thread *thread_of(tern_task_id task);
 thread *thread_current(void);
 bool threads_started(void);
 bool threads_any_ready(void); /* a thread other than idle could run */
+/* The highest priority among the running thread (if it still runs) and the
+ * ready ones: the level a thread holds or is about to take (hybrid's
+ * dispatch floor); TERN_LEVEL_IDLE when only idle could run. */
+int8_t threads_level(void);
+uint32_t threads_pool_used(void); /* stack pool bytes handed out so far */
+/* The stack pool every thread_create takes from, defined by the model's
+ * message layer (sched_threads.c: room for every task; sched_hybrid.c: only
+ * for the flagged ones), aligned to TERN_STACK_GUARD. */
+extern uint64_t thread_stack_pool[];
+extern const uint32_t thread_stack_pool_bytes;
 _Noreturn void threads_start(void (*idle_entry)(void *)); /* interrupts enabled */
 void mailbox_put(thread *t, tern_msg *m);
 tern_msg *thread_receive(void); /* blocks; interrupts enabled, returns the same way */
@@ -65,6 +75,13 @@ thread *tpolicy_pick(void);
 bool tpolicy_preempts(const thread *run, const thread *cand);
 /* `run` used its quantum and a peer is ready: preempt it? */
 bool tpolicy_slice_preempts(const thread *run);
+/* The running thread's priority fell without a switch (a mutex it unlocked
+ * returned the priority it had lent). */
+void tpolicy_level_dropped(void);
+
+/* hybrid (sched_hybrid.c): the thread level may have dropped; pend the
+ * vector of the highest run-to-completion message now allowed. */
+void sched_hybrid_level_dropped(void);
 
 /* For the policies: ready queues and the quantum. */
 thread *ready_first(bool (*accept)(const thread *t));

@@ -53,7 +53,7 @@ def test_prodcons_order_shows_stack_preemption(board_model: tuple[str, str]) -> 
     expected: list[str] = []
     for first in (1, 4, 7):
         items = range(first, first + 3)
-        if model in ("stack", "threads", "adaptive"):  # the consumer preempts at each post
+        if model in ("stack", "threads", "adaptive", "hybrid"):  # the consumer preempts at each post
             for i in items:
                 expected += [f"produce {i}", f"consume {i}"]
             expected.append("producer done")

@@ -48,7 +48,10 @@ EXPECTED["threads"] = {
 # of equal priorities when a long thread (one with a full quantum) runs,
 # and every handler here runs far less than a quantum.
 EXPECTED["adaptive"] = EXPECTED["threads"]
-PREEMPTIVE = ("stack", "threads", "adaptive")
+# hybrid: no task of the ordering app is flagged TERN_TASK_THREAD, so every
+# task runs to completion on the shared stack exactly as under stack.
+EXPECTED["hybrid"] = EXPECTED["stack"]
+PREEMPTIVE = ("stack", "threads", "adaptive", "hybrid")
 LONG_WORK = 5000  # apps/ordering/ordering.c: low's work after raising the interrupt in L
 # Interrupt (alarm deadline or software interrupt) to the handler's first
 # line, per arch, for the run-to-completion models and the thread models.

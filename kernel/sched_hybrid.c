@@ -1,0 +1,590 @@
+/* The message layer of the hybrid model; it replaces sched.c in that build.
+ *
+ * Two kinds of task share one priority scale (0 .. TERN_PRIO_LEVELS-1):
+ *  - a task flagged TERN_TASK_THREAD is a thread with its own stack
+ *    (thread.c), `loop { receive; handle }`, and may block;
+ *  - every other task runs to completion on the one shared (main) stack
+ *    by the stack model's rules (policy_hybrid.c = policy_stack.c):
+ *    nested preemption by priority, messages to a task already on the
+ *    stack wait, dispatch through the NVIC's per-level vectors.
+ *
+ * Run-to-completion handlers always run in handler mode on the main stack,
+ * in the dispatch vector of their level (port_dispatch), above whatever
+ * thread was running: never on a thread's private stack. Threads run in
+ * thread mode, and a thread switch (PendSV, the lowest exception) happens
+ * only once no handler is running or pending.
+ *
+ * The thread level B (threads_level(): the highest priority among the
+ * running thread and the ready ones, -1 when only idle could run) is the
+ * floor below the whole handler stack: a run-to-completion message of
+ * priority q starts only when q > B, i.e. only a strictly higher priority
+ * preempts a thread, and a ready thread of higher priority than q goes
+ * first. Messages at or below B wait in the queue; when B drops (the thread
+ * blocks, its inherited priority ends) the highest waiting one gets its
+ * vector pended and runs before the next thread resumes. With no flagged
+ * task B is -1 throughout and the dispatch is exactly the stack model's.
+ *
+ * Routing, multicast copies, ownership and INIT holding follow sched.c. */
+#include <string.h>
+
+#include "policy_order.h"
+#include "thread.h"
+
+#ifndef TERN_HYBRID_STACK_POOL
+#define TERN_HYBRID_STACK_POOL 2048 /* bytes: room for two default thread stacks */
+#endif
+
+tern_tcb tern_tasks[TERN_MAX_TASKS];
+tern_counters tern_counters_;
+
+/* Only the flagged tasks take a stack from the pool. */
+uint64_t thread_stack_pool[TERN_HYBRID_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
+const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+
+static tern_msg *queue;          /* ready run-to-completion messages, by priority */
+static int8_t running_level = TERN_LEVEL_IDLE; /* top handler on the shared stack */
+static tern_task_id running_task = TERN_NO_TASK;
+static uint32_t next_seq;
+static uint8_t isr_nesting;
+static bool dispatch_pending;
+
+void sched_reset(void)
+{
+    memset(tern_tasks, 0, sizeof tern_tasks);
+    memset(&tern_counters_, 0, sizeof tern_counters_);
+    queue = NULL;
+    running_level = TERN_LEVEL_IDLE;
+    running_task = TERN_NO_TASK;
+    next_seq = 0;
+    isr_nesting = 0;
+    dispatch_pending = false;
+    threads_reset();
+}
+
+static bool is_thread_task(tern_task_id id)
+{
+    return (tern_tasks[id].desc->flags & TERN_TASK_THREAD) != 0;
+}
+
+/* The task of the running thread (TERN_NO_TASK for idle). */
+static tern_task_id sched_thread_task(void)
+{
+    thread *t = thread_current();
+    return t ? t->task : TERN_NO_TASK;
+}
+
+/* The handler on top of the shared stack, else the running thread's task. */
+tern_task_id sched_running_task(void)
+{
+    return running_task != TERN_NO_TASK ? running_task : sched_thread_task();
+}
+
+tern_task_id tern_self(void) { return isr_nesting ? TERN_NO_TASK : sched_running_task(); }
+
+/* Not in a thread's own context: an interrupt, or a run-to-completion
+ * handler (which runs in a dispatch exception). thread.c refuses to block
+ * here (TERN_ESTATE). */
+bool sched_in_isr(void) { return isr_nesting > 0 || running_task != TERN_NO_TASK; }
+
+/* TERN_TASK_THREAD is honoured: the flagged tasks become threads. */
+bool sched_tasks_are_threads(void) { return true; }
+
+const tern_counters *tern_stats(void)
+{
+    tern_counters_.max_stack_bytes = port_stack_used();
+    return &tern_counters_;
+}
+
+void tern_stats_reset(void)
+{
+    tern_irq_state s = port_irq_save();
+    uint16_t depth = tern_counters_.queue_depth;
+    uint8_t stack = tern_counters_.stack_depth;
+    memset(&tern_counters_, 0, sizeof tern_counters_);
+    tern_counters_.queue_depth = depth;
+    tern_counters_.stack_depth = stack;
+    uint32_t stacks[TERN_MAX_TASKS];
+    memcpy(stacks, thread_stats.stack_bytes, sizeof stacks);
+    memset(&thread_stats, 0, sizeof thread_stats);
+    memcpy(thread_stats.stack_bytes, stacks, sizeof stacks);
+    port_irq_restore(s);
+}
+
+static void count_drop(tern_task_id dst, tern_drop_reason why)
+{
+    tern_counters_.dropped[why]++;
+    tern_trace(TERN_EV_DROP, dst, why);
+}
+
+static void discard(tern_msg *m)
+{
+    if ((m->flags & TERN_MSG_HEAP) && m->payload)
+        heap_free(m->payload);
+    msg_free(m);
+}
+
+/* --- Run-to-completion tasks: the stack model on the main stack ---------- */
+
+static void enqueue(tern_msg *m)
+{
+    insert_by_priority(&queue, m);
+    if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
+        tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+}
+
+static tern_msg *take(tern_msg **pp)
+{
+    tern_msg *m = *pp;
+    *pp = m->next;
+    m->next = NULL;
+    tern_counters_.queue_depth--;
+    return m;
+}
+
+/* First message that may run above `floor` and above the thread level:
+ * its task is not already on the stack and its priority is strictly
+ * higher than both (sched.c's pick, with the threads as the bottom). */
+static tern_msg **pick(int8_t floor)
+{
+    int8_t b = threads_started() ? threads_level() : TERN_LEVEL_IDLE;
+    if (b > floor)
+        floor = b;
+    for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next) {
+        tern_msg *m = *pp;
+        if (tern_tasks[m->dst].active)
+            continue;
+        if ((int8_t)m->prio > floor)
+            return pp;
+    }
+    return NULL;
+}
+
+/* Pend the vector of the highest message allowed above the running
+ * handlers and the threads, if any: it runs as soon as the hardware lets
+ * it (at once from a thread, after the outermost interrupt otherwise). */
+static void dispatch_next(void)
+{
+    tern_msg **pp = pick(running_level);
+    if (pp)
+        port_dispatch((*pp)->prio);
+}
+
+static void release_held_queue(tern_tcb *t)
+{
+    while (t->held_head) {
+        tern_msg *m = t->held_head;
+        t->held_head = m->next;
+        m->next = NULL;
+        enqueue(m);
+    }
+    t->held_tail = NULL;
+}
+
+/* Run one message's handler nested on the shared stack (always in handler
+ * mode here). Called and returns with interrupts disabled. */
+static void run_msg(tern_msg *m)
+{
+    tern_tcb *t = &tern_tasks[m->dst];
+    int8_t prev_level = running_level;
+    tern_task_id prev_task = running_task;
+
+    t->active = 1;
+    running_level = (int8_t)m->prio;
+    running_task = m->dst;
+    if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
+        tern_counters_.max_stack_depth = tern_counters_.stack_depth;
+    /* what it preempts: the handler below, else a task's thread */
+    tern_task_id below = prev_task != TERN_NO_TASK ? prev_task : sched_thread_task();
+    if (below != TERN_NO_TASK) {
+        tern_counters_.preemptions++;
+        tern_trace(TERN_EV_PREEMPT, m->dst, below);
+    }
+    tern_counters_.dispatched++;
+    port_set_level(running_level);
+    tern_trace(TERN_EV_HANDLER_START, m->dst, m->port);
+    port_irq_enable();
+
+    tern_status st = t->desc->handler(t->desc->state, m);
+
+    (void)port_irq_save();
+    tern_trace(TERN_EV_HANDLER_END, m->dst, m->port);
+    if (st != TERN_OK)
+        tern_counters_.handler_errors++;
+    if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
+        heap_free(m->payload);
+    tern_port port = m->port;
+    msg_free(m);
+
+    t->active = 0;
+    running_level = prev_level;
+    running_task = prev_task;
+    tern_counters_.stack_depth--;
+    port_set_level(running_level);
+
+    if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
+        t->state = TASK_READY;
+        release_held_queue(t);
+    } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
+        app_finalize_done((tern_task_id)(t - tern_tasks));
+    }
+}
+
+static void drain_above(int8_t floor)
+{
+    tern_msg **pp;
+    while ((pp = pick(floor)) != NULL)
+        run_msg(take(pp));
+}
+
+/* The dispatch vector of `level` (Cortex-M: cm_level_irq): run the
+ * messages of that level and above, leave the highest lower one to its own
+ * vector (sched.c, with the thread level as the floor). */
+void tern_sched_dispatch_level(uint8_t level)
+{
+    tern_irq_state s = port_irq_save();
+    int8_t floor = running_level;
+    tern_msg **pp;
+    while ((pp = pick(floor)) != NULL && (*pp)->prio >= level)
+        run_msg(take(pp));
+    if (pp)
+        port_dispatch((*pp)->prio);
+    port_irq_restore(s);
+}
+
+/* Software-dispatch ports only (hybrid runs where the NVIC dispatches). */
+void tern_sched_preempt(void)
+{
+    tern_irq_state s = port_irq_save();
+    drain_above(running_level);
+    port_irq_restore(s);
+}
+
+/* The thread level dropped (policy_hybrid.c: a switch to a lower thread or
+ * idle, or an inherited priority returned): what waited may run now. */
+void sched_hybrid_level_dropped(void)
+{
+    if (running_level == TERN_LEVEL_IDLE)
+        dispatch_next();
+}
+
+/* --- Thread tasks: mailboxes (sched_threads.c) --------------------------- */
+
+static void to_mailbox(thread *t, tern_msg *m)
+{
+    if (t->state != T_RECV)
+        tern_counters_.queued++;
+    if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
+        tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+    mailbox_put(t, m);
+}
+
+static void release_held_mailbox(tern_tcb *t, thread *th)
+{
+    while (t->held_head) {
+        tern_msg *m = t->held_head;
+        t->held_head = m->next;
+        to_mailbox(th, m);
+    }
+    t->held_tail = NULL;
+}
+
+/* The body of a flagged task's thread. */
+static void task_thread(void *arg)
+{
+    tern_task_id id = (tern_task_id)(uintptr_t)arg;
+    tern_tcb *t = &tern_tasks[id];
+    for (;;) {
+        tern_msg *m = thread_receive();
+        tern_irq_state s = port_irq_save();
+        tern_counters_.dispatched++;
+        tern_trace(TERN_EV_HANDLER_START, id, m->port);
+        port_irq_restore(s);
+
+        tern_status st = t->desc->handler(t->desc->state, m);
+
+        s = port_irq_save();
+        tern_trace(TERN_EV_HANDLER_END, id, m->port);
+        if (st != TERN_OK)
+            tern_counters_.handler_errors++;
+        if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
+            heap_free(m->payload);
+        tern_port port = m->port;
+        msg_free(m);
+        bool finished = false;
+        if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
+            t->state = TASK_READY;
+            release_held_mailbox(t, thread_of(id));
+        } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
+            app_finalize_done(id);
+            finished = true;
+        }
+        port_irq_restore(s);
+        if (finished)
+            thread_exit();
+    }
+}
+
+/* --- Posting ------------------------------------------------------------ */
+
+static tern_status check_destination(tern_task_id dst, tern_port port)
+{
+    if (dst >= TERN_MAX_TASKS || tern_tasks[dst].state == TASK_EMPTY) {
+        count_drop(dst, TERN_DROP_NO_TASK);
+        return TERN_ENOTASK;
+    }
+    if (port >= TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports) {
+        count_drop(dst, TERN_DROP_NO_PORT);
+        return TERN_ENOPORT;
+    }
+    if (tern_tasks[dst].state == TASK_FINALIZING && port != TERN_PORT_FINAL) {
+        count_drop(dst, TERN_DROP_FINALIZED);
+        return TERN_ESTATE;
+    }
+    return TERN_OK;
+}
+
+/* A run-to-completion message that is not held: start it now, pend its
+ * vector, or queue it, by the rules at the top of this file. */
+static void deliver_rtc(tern_msg *m, bool enqueue_only)
+{
+    tern_tcb *t = &tern_tasks[m->dst];
+    bool from_isr = isr_nesting > 0;
+    int8_t b = threads_started() ? threads_level() : TERN_LEVEL_IDLE;
+    bool now = !enqueue_only && threads_started() && !t->active && (int8_t)m->prio > b &&
+               policy_preempts(m->prio, running_level, from_isr);
+    if (now && !from_isr && running_task != TERN_NO_TASK) {
+        /* posted by a handler on the shared stack: nested at once */
+        int8_t level = running_level;
+        run_msg(m);
+        drain_above(level);
+        return;
+    }
+    enqueue(m);
+    if (!now) {
+        tern_counters_.queued++;
+    } else if (from_isr) {
+        dispatch_pending = true; /* pended by the outermost interrupt's exit */
+    } else {
+        port_dispatch(m->prio); /* from a thread: taken when its critical section ends */
+    }
+}
+
+/* Deliver one message; interrupts disabled by the caller. */
+static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
+                           uint16_t len, uint8_t flags, bool enqueue_only)
+{
+    tern_tcb *t = &tern_tasks[dst];
+    thread *th = NULL;
+    if (is_thread_task(dst)) {
+        th = thread_of(dst);
+        if (!th) /* the first message (INIT) creates the thread */
+            th = thread_create(dst, t->desc->stack_size, task_thread, (void *)(uintptr_t)dst);
+        if (!th) {
+            count_drop(dst, TERN_DROP_NO_MEMORY);
+            return TERN_ENOMEM;
+        }
+    }
+    tern_msg *m = msg_alloc();
+    if (!m) {
+        count_drop(dst, TERN_DROP_POOL_FULL);
+        return TERN_EFULL;
+    }
+    m->next = NULL;
+    m->payload = payload;
+    m->len = len;
+    m->src = src;
+    m->dst = dst;
+    m->port = port;
+    m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (isr_nesting ? TERN_MSG_FROM_ISR : 0));
+    m->prio = t->desc->priority;
+    m->seq = next_seq++;
+    m->posted = clock_now_irqs_off();
+    if ((flags & TERN_MSG_HEAP) && payload)
+        heap_set_owner(payload, TERN_OWNER_TRANSIT);
+    tern_counters_.posted++;
+    tern_trace(TERN_EV_POST, dst, port);
+
+    if (t->state == TASK_CREATED && port != TERN_PORT_INIT) {
+        if (t->held_tail)
+            t->held_tail->next = m;
+        else
+            t->held_head = m;
+        t->held_tail = m;
+        tern_counters_.held++;
+        return TERN_OK;
+    }
+    if (th)
+        to_mailbox(th, m); /* wakes the thread; a switch follows if it preempts */
+    else
+        deliver_rtc(m, enqueue_only);
+    return TERN_OK;
+}
+
+tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
+                       uint16_t len, uint8_t flags, bool enqueue_only)
+{
+    tern_irq_state s = port_irq_save();
+    tern_status st = check_destination(dst, port);
+    if (st == TERN_OK && (flags & TERN_MSG_HEAP) && payload) {
+        st = heap_check_owner(payload, src == TERN_NO_TASK ? TERN_OWNER_KERNEL : src);
+        if (st != TERN_OK)
+            count_drop(dst, TERN_DROP_NO_MEMORY);
+    }
+    if (st == TERN_OK)
+        st = deliver(src, dst, port, payload, len, flags, enqueue_only);
+    port_irq_restore(s);
+    return st;
+}
+
+tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
+                      uint8_t flags)
+{
+    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+}
+
+/* A multicast copy for every member after the first, so each receiver owns
+ * its own payload. */
+static tern_status post_group(tern_task_id src, const tern_group_desc *g, void *payload,
+                              uint16_t len, uint8_t flags)
+{
+    tern_status result = TERN_OK;
+    for (uint8_t i = 0; i < g->n_members; i++) {
+        void *p = payload;
+        if ((flags & TERN_MSG_HEAP) && payload && i + 1 < g->n_members) {
+            p = heap_alloc_for(len, src);
+            if (!p) {
+                count_drop(g->members[i].task, TERN_DROP_NO_MEMORY);
+                result = TERN_ENOMEM;
+                continue;
+            }
+            memcpy(p, payload, len);
+        }
+        tern_status st = sched_send(src, g->members[i].task, g->members[i].port, p, len, flags,
+                                    false);
+        if (st != TERN_OK) {
+            result = st;
+            if (p != payload)
+                tern_free(p);
+        }
+    }
+    return result;
+}
+
+tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t flags)
+{
+    tern_task_id self = tern_self();
+    if (self == TERN_NO_TASK)
+        return TERN_ESTATE;
+    const tern_task_desc *d = tern_tasks[self].desc;
+    const tern_route *r = out_port < d->n_out_ports ? &d->routes[out_port] : NULL;
+    if (!r || r->kind == TERN_ROUTE_NONE) {
+        tern_irq_state s = port_irq_save();
+        count_drop(self, TERN_DROP_NO_ROUTE);
+        port_irq_restore(s);
+        return TERN_ENOROUTE;
+    }
+    if (r->kind == TERN_ROUTE_GROUP)
+        return post_group(self, app_group(r->group), payload, len, flags);
+    return sched_send(self, r->task, r->port, payload, len, flags, false);
+}
+
+void *tern_take(tern_msg *m)
+{
+    if (!m->payload || (m->flags & TERN_MSG_TAKEN))
+        return NULL;
+    tern_task_id self = tern_self();
+    if (m->flags & TERN_MSG_HEAP) {
+        heap_set_owner(m->payload, self == TERN_NO_TASK ? TERN_OWNER_KERNEL : self);
+        m->flags |= TERN_MSG_TAKEN;
+        return m->payload;
+    }
+    void *copy = tern_alloc(m->len ? m->len : 1);
+    if (copy)
+        memcpy(copy, m->payload, m->len);
+    return copy;
+}
+
+void sched_drop_task_messages(tern_task_id id)
+{
+    tern_tcb *t = &tern_tasks[id];
+    for (tern_msg **pp = &queue; *pp;) {
+        tern_msg *m = *pp;
+        if (m->dst != id) {
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        tern_counters_.queue_depth--;
+        count_drop(id, TERN_DROP_FINALIZED);
+        discard(m);
+    }
+    thread *th = is_thread_task(id) ? thread_of(id) : NULL;
+    while (th && th->mbox_head) {
+        tern_msg *m = th->mbox_head;
+        th->mbox_head = m->next;
+        tern_counters_.queue_depth--;
+        count_drop(id, TERN_DROP_FINALIZED);
+        discard(m);
+    }
+    if (th)
+        th->mbox_tail = NULL;
+    while (t->held_head) {
+        tern_msg *m = t->held_head;
+        t->held_head = m->next;
+        count_drop(id, TERN_DROP_FINALIZED);
+        discard(m);
+    }
+    t->held_tail = NULL;
+}
+
+/* --- Interrupts, idle, start -------------------------------------------- */
+
+void tern_isr_enter(void)
+{
+    isr_nesting++;
+    if (tern_idle_waiting)
+        idle_note_wake();
+    tern_counters_.interrupts++;
+    tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
+}
+
+/* A port that cannot pend its context switch (no PendSV) takes it here. */
+__attribute__((weak)) void port_thread_isr_exit(void) {}
+
+void tern_isr_exit(void)
+{
+    tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
+    if (--isr_nesting == 0) {
+        if (dispatch_pending) {
+            dispatch_pending = false;
+            dispatch_next(); /* the thread level may have risen meanwhile */
+        }
+        port_thread_isr_exit();
+    }
+}
+
+/* The idle thread: account idle periods and sleep, forever. */
+static void idle_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        (void)idle_once();
+}
+
+/* Asked by idle with interrupts disabled: a thread is ready, or a handler
+ * may run (its vector is pended again, so it runs once idle unmasks). */
+bool sched_has_ready(void)
+{
+    if (threads_any_ready())
+        return true;
+    tern_msg **pp = pick(running_level);
+    if (pp)
+        port_dispatch((*pp)->prio);
+    return pp != NULL;
+}
+
+/* The main loop's first call hands the CPU to the threads for good: the
+ * idle thread takes main()'s place, and the queued INITs of the
+ * run-to-completion tasks are dispatched above it (policy_hybrid.c's
+ * tpolicy_start). */
+bool sched_run_next(void) { threads_start(idle_thread); }
