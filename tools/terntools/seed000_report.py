@@ -9,6 +9,8 @@ preempts the sensing job for a packet, as MANTIS does) and say so.
 """
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +250,57 @@ REFERENCES: tuple[Reference, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Target:
+    """One of the benchmark's targets (issue 6), checked against a sweep."""
+
+    what: str
+    measured: str
+    met: bool | None  # None: the sweep lacks the runs to tell
+
+
+def targets(idx: RunIndex, cpu_hz: float) -> list[Target]:
+    """The targets of the seed-000 benchmark: the stack model answers in
+    l_p plus 5 % and steadily, idles no less than fifo, and the paper's two
+    shapes (fifo's E_t coupled to l_s, the threaded one flat) show."""
+    out: list[Target] = []
+    l_p_us = L_P_CYCLES * 1e6 / cpu_hz
+    et = idx.get("stack", 1, 75, "E_t")
+    sd = idx.get("stack", 1, 75, "E_t_sd")
+    out.append(Target(
+        f"`stack`, n = 1, l_s = 75 ms: E_t <= 1.05 l_p ({1.05 * l_p_us:g} us)", _fmt(et, "us"),
+        None if et is None else et <= 1.05 * l_p_us))
+    out.append(Target(
+        "`stack`, n = 1, l_s = 75 ms: sd(E_t) <= 20 us", _fmt(sd, "us"), None if sd is None else sd <= 20.0))
+    worst: tuple[float, int, int] | None = None
+    for n in idx.n_values():
+        for ls in idx.ls_values():
+            stack, fifo = idx.get("stack", n, ls, "I_o"), idx.get(TINYOS, n, ls, "I_o")
+            if stack is not None and fifo is not None and (worst is None or stack - fifo > worst[0]):
+                worst = (stack - fifo, n, ls)
+    out.append(Target(
+        "I_o of `stack` <= I_o of `fifo` + 0.5 points, every n and l_s",
+        "n/a" if worst is None else f"largest excess {worst[0]:+.2f} points (n = {worst[1]}, l_s = {worst[2]} ms)",
+        None if worst is None else worst[0] <= 0.5))
+    ls = idx.ls_values()
+    for model, shape, test in ((TINYOS, "grows with l_s (E_t at the longest l_s > 1.5 x at the shortest)",
+                                lambda r: r > 1.5),
+                               (MANTIS, "stays flat (within 5 % from the shortest to the longest l_s)",
+                                lambda r: abs(r - 1) <= 0.05)):
+        lo = idx.get(model, 1, ls[0], "E_t") if ls else None
+        hi = idx.get(model, 1, ls[-1], "E_t") if ls else None
+        ratio = None if lo is None or hi is None or len(ls) < 2 else hi / lo
+        out.append(Target(
+            f"`{model}` E_t at n = 1 {shape}",
+            "n/a" if ratio is None else f"{ls[-1]} ms / {ls[0]} ms = {ratio:.3f}",
+            None if ratio is None else test(ratio)))
+    return out
+
+
+def _verdict(met: bool | None) -> str:
+    return "n/a" if met is None else ("met" if met else "**missed**")
+
+
 def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir: Path | None = None) -> str:
     """The whole report: setup, results table, the paper beside ours, plots."""
     runs = doc["runs"]
@@ -277,11 +330,14 @@ def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir:
     lines += ["| quantity | seed 000 says | where | ours |", "|---|---|---|---|"]
     for ref in REFERENCES:
         lines.append(f"| {ref.what} | {ref.paper} | {ref.source} | {ref.ours(idx, doc)} |")
+    lines += ["", "## Targets (issue 6; benchmarks, not tests)", "", "| target | measured | |", "|---|---|---|"]
+    for t in targets(idx, doc["cpu_hz"]):
+        lines.append(f"| {t.what} | {t.measured} | {_verdict(t.met)} |")
     lines.append("")
     if plots:
         lines += ["## Plots", ""]
         for p in plots:
-            rel = p.relative_to(report_dir) if report_dir and p.is_relative_to(report_dir) else p
+            rel = Path(os.path.relpath(p.resolve(), report_dir)) if report_dir else p
             lines += [f"![{p.stem}]({rel.as_posix()})", ""]
     return "\n".join(lines)
 

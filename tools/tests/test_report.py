@@ -104,3 +104,34 @@ def test_dispatch_cost_uses_the_fastest_job_when_known() -> None:
     )
     # 1000 / 1050 - 1 = -4.8 %: said as "shorter"
     assert reference_row(text, "E_t, MANTIS vs TinyOS, n=1, l_s=1 ms") == "stack E_t is 4.8 % shorter than fifo"
+
+
+def test_targets_are_checked_against_the_runs() -> None:
+    runs = [
+        run("stack", 1, 1, E_t=1040.0, I_o=0.40), run("stack", 1, 75, E_t=1049.9, E_t_sd=20.5, I_o=0.90),
+        run("fifo", 1, 1, E_t=1100.0, I_o=0.35), run("fifo", 1, 75, E_t=1700.0, I_o=0.30),
+        run("threads", 1, 1, E_t=1200.0), run("threads", 1, 75, E_t=1261.0),
+    ]  # fmt: skip
+    got = {t.what.split(":")[-1].strip() if t.what.startswith("`stack`") else t.what: (t.measured, t.met)
+           for t in report.targets(report.RunIndex(runs), 4_000_000)}
+    assert got["E_t <= 1.05 l_p (1050 us)"] == ("1049.9 us", True)
+    assert got["sd(E_t) <= 20 us"] == ("20.5 us", False)
+    # 0.90 - 0.30 at l_s = 75 ms is the largest excess
+    assert got["I_o of `stack` <= I_o of `fifo` + 0.5 points, every n and l_s"] == (
+        "largest excess +0.60 points (n = 1, l_s = 75 ms)", False)
+    fifo = next(v for k, v in got.items() if k.startswith("`fifo`"))
+    threads = next(v for k, v in got.items() if k.startswith("`threads`"))
+    assert fifo == ("75 ms / 1 ms = 1.545", True)
+    assert threads == ("75 ms / 1 ms = 1.051", False)
+
+
+def test_targets_without_the_runs_are_not_judged() -> None:
+    # RUNS has no stack run and a single l_s: nothing can be told
+    assert [t.met for t in report.targets(report.RunIndex(RUNS), 4_000_000)] == [None] * 5
+
+
+def test_report_links_plots_relative_to_itself(tmp_path: Path) -> None:
+    plot = tmp_path / "out" / "plots" / "seed000_E_t.png"
+    text = report.markdown_report(DOC, [plot], tmp_path / "out")
+    assert "![seed000_E_t](plots/seed000_E_t.png)" in text
+    assert "## Targets (issue 6; benchmarks, not tests)" in text
