@@ -86,6 +86,15 @@ def markdown_table(runs: Sequence[Run]) -> str:
     return "\n".join(out) + "\n"
 
 
+HEADLINE_N = (1, 8)  # the lightest and the busiest node of Table I
+HEADLINE_LS_MS = (1, 75)  # the paper's short and long sensing job
+
+
+def headline_runs(runs: Sequence[Run]) -> list[Run]:
+    """The runs of the headline table (n = 1, 8; l_s = 1, 75 ms), in sweep order."""
+    return [r for r in runs if r["n"] in HEADLINE_N and r["l_s_ms"] in HEADLINE_LS_MS]
+
+
 # --------------------------------------------------------------------------- reference points
 
 
@@ -326,6 +335,9 @@ def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir:
         lines += [f"Models not available on this board: {', '.join(doc['skipped_models'])}.", ""]
     if doc.get("failures"):
         lines += ["Failed configurations:", ""] + [f"- {f}" for f in doc["failures"]] + [""]
+    headline = headline_runs(runs)
+    if headline and len(headline) < len(runs):
+        lines += ["## Headline (n = 1, 8; l_s = 1, 75 ms)", "", markdown_table(headline)]
     lines += ["## Results", "", markdown_table(runs), "## Seed 000 reference points", ""]
     lines += ["| quantity | seed 000 says | where | ours |", "|---|---|---|---|"]
     for ref in REFERENCES:

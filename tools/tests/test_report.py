@@ -135,3 +135,13 @@ def test_report_links_plots_relative_to_itself(tmp_path: Path) -> None:
     text = report.markdown_report(DOC, [plot], tmp_path / "out")
     assert "![seed000_E_t](plots/seed000_E_t.png)" in text
     assert "## Targets (issue 6; benchmarks, not tests)" in text
+
+
+def test_headline_is_the_lightest_and_busiest_node_at_short_and_long_sensing() -> None:
+    runs = [run(m, n, ls) for m in ("fifo", "stack") for n in (1, 4, 8) for ls in (1, 25, 75)]
+    picked = [(r["model"], r["n"], r["l_s_ms"]) for r in report.headline_runs(runs)]
+    assert picked == [(m, n, ls) for m in ("fifo", "stack") for n in (1, 8) for ls in (1, 75)]
+    text = report.markdown_report({**DOC, "runs": runs})
+    assert text.index("## Headline (n = 1, 8; l_s = 1, 75 ms)") < text.index("## Results")
+    # a sweep that is its own headline gets no second copy
+    assert "## Headline" not in report.markdown_report(DOC)
