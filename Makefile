@@ -57,6 +57,7 @@ test-host:
 	ctest --test-dir build/host --output-on-failure -j $(JOBS)
 
 test-tools:
+	$(PY) -m mypy --strict tools/terntools
 	$(PY) -m pytest -q tools/tests
 
 test-harness:

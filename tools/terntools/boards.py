@@ -100,7 +100,7 @@ def _models(data: dict[str, Any], path: Path) -> tuple[str, ...]:
 
 
 def _size(data: dict[str, Any], key: str, path: Path) -> int | None:
-    value = _optional(data, key, int, path)
+    value: int | None = _optional(data, key, int, path)
     if value is not None and value <= 0:
         raise UsageError(f"{_where(path)}: key \"{key}\" must be positive, not {value}")
     return value

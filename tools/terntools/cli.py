@@ -12,7 +12,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
 from terntools import build, seed000, seed000_report, seed003, sizes, timeline, trace
 from terntools import micro
@@ -174,7 +174,7 @@ def _load_results(path: Path) -> dict[str, Any]:
     missing = [k for k in seed000.TOP_KEYS if k not in doc]
     if missing:
         raise UsageError(f"{path}: not a seed000 result (missing {', '.join(missing)})")
-    return doc
+    return cast(dict[str, Any], doc)
 
 
 def cmd_bench_seed000(args: argparse.Namespace) -> int:

@@ -138,7 +138,7 @@ def max_idle_percentage(
         raise ValueError(f"tree depth n must be non-negative, not {n}")
     if s_cpu <= 0:
         raise ValueError(f"s_cpu must be positive, not {s_cpu}")
-    return (1 - f_s / s_cpu * (l_s_cycles + l_p_cycles * (2**n - 1))) * 100
+    return (1 - f_s / s_cpu * (l_s_cycles + l_p_cycles * ((1 << n) - 1))) * 100
 
 
 def os_overhead(i_max: float, i_t: float) -> float:
@@ -153,7 +153,7 @@ def idle_period_stats(i_k: Sequence[float]) -> SampleStats | None:
 
 def arrival_rate(n: int, f_s: float = F_S_HZ) -> float:
     """lambda_n = (2^n - 1) * f_s (eq. 1), forwarding jobs per second."""
-    return (2**n - 1) * f_s
+    return ((1 << n) - 1) * f_s
 
 
 # --------------------------------------------------------------------------- in-guest aggregates

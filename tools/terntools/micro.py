@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from terntools import build, sizes
 from terntools.boards import Board
@@ -407,7 +407,7 @@ def load(path: Path) -> dict[str, Any]:
     problems = check(doc) if isinstance(doc, dict) else ["not a JSON object"]
     if problems:
         raise UsageError(f"{path}: not a micro result ({'; '.join(problems)})")
-    return doc
+    return cast(dict[str, Any], doc)
 
 
 # --------------------------------------------------------------------------- reports
@@ -447,8 +447,8 @@ def text_table(doc: dict[str, Any]) -> str:
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [f"board {doc['board']}, {doc['unit']} (min/avg/max), footprint in bytes"]
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
     return "\n".join(lines) + "\n"
 
 

@@ -291,17 +291,18 @@ def targets(idx: RunIndex, cpu_hz: float) -> list[Target]:
         "I_o of `stack` <= I_o of `fifo` + 0.5 points, every n and l_s",
         "n/a" if worst is None else f"largest excess {worst[0]:+.2f} points (n = {worst[1]}, l_s = {worst[2]} ms)",
         None if worst is None else worst[0] <= 0.5))
-    ls = idx.ls_values()
-    for model, shape, test in ((TINYOS, "grows with l_s (E_t at the longest l_s > 1.5 x at the shortest)",
-                                lambda r: r > 1.5),
-                               (MANTIS, "stays flat (within 5 % from the shortest to the longest l_s)",
-                                lambda r: abs(r - 1) <= 0.05)):
-        lo = idx.get(model, 1, ls[0], "E_t") if ls else None
-        hi = idx.get(model, 1, ls[-1], "E_t") if ls else None
-        ratio = None if lo is None or hi is None or len(ls) < 2 else hi / lo
+    sensing = idx.ls_values()
+    shapes: tuple[tuple[str, str, Callable[[float], bool]], ...] = (
+        (TINYOS, "grows with l_s (E_t at the longest l_s > 1.5 x at the shortest)", lambda r: r > 1.5),
+        (MANTIS, "stays flat (within 5 % from the shortest to the longest l_s)", lambda r: abs(r - 1) <= 0.05),
+    )
+    for model, shape, test in shapes:
+        lo = idx.get(model, 1, sensing[0], "E_t") if sensing else None
+        hi = idx.get(model, 1, sensing[-1], "E_t") if sensing else None
+        ratio = None if lo is None or hi is None or len(sensing) < 2 else hi / lo
         out.append(Target(
             f"`{model}` E_t at n = 1 {shape}",
-            "n/a" if ratio is None else f"{ls[-1]} ms / {ls[0]} ms = {ratio:.3f}",
+            "n/a" if ratio is None else f"{sensing[-1]} ms / {sensing[0]} ms = {ratio:.3f}",
             None if ratio is None else test(ratio)))
     return out
 
