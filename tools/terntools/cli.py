@@ -262,8 +262,15 @@ def cmd_size(args: argparse.Namespace) -> int:
     board = load_board(args.board) if args.board else None
     measured = sizes.measure(args.files, board)
     sys.stdout.write(sizes.format_table(measured))
+    doc = sizes.to_json(measured, board)
+    if args.objects:
+        for elf, entry in zip(args.files, doc["files"]):
+            objects = sizes.objects_of(elf)
+            sys.stdout.write(f"\n{elf}, by object file (from {elf.with_suffix('.map').name}):\n")
+            sys.stdout.write(sizes.format_table(objects))
+            entry["objects"] = [o.to_json() for o in objects]
     if args.json:
-        _write_json(args.json, sizes.to_json(measured, board))
+        _write_json(args.json, doc)
     return 0
 
 
@@ -397,6 +404,8 @@ def build_parser() -> Parser:
                         description="text/data/bss per file (binutils size -B), flash = text+data, ram = data+bss.")
     sz.add_argument("--board", help="use the board's toolchain size (default: the host's size)")
     sz.add_argument("--json", type=Path, metavar="FILE", help="write the sizes as JSON")
+    sz.add_argument("--objects", action="store_true",
+                    help="also break each image down by object file, from the link map beside it")
     sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
     sz.set_defaults(func=cmd_size, prog_name="tern size")
 

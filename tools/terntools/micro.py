@@ -21,7 +21,6 @@ import struct
 import subprocess
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -127,65 +126,11 @@ def expected_names(model: str) -> list[str]:
 # --------------------------------------------------------------------------- footprint
 
 
-@dataclass(frozen=True)
-class Section:
-    output: str
-    name: str
-    size: int
-    path: str
-
-
-def parse_map(text: str) -> list[Section]:
-    """Input sections with their sizes and object files, from a GNU ld map
-    (the part after "Linker script and memory map", so discarded sections
-    are not counted)."""
-    start = text.find("Linker script and memory map")
-    if start < 0:
-        raise MicroError("not a GNU ld map file (no 'Linker script and memory map')")
-    out: list[Section] = []
-    output = ""
-    pending: str | None = None
-    entry = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$")
-    for line in text[start:].splitlines():
-        if re.match(r"^\.\S+", line):
-            output = line.split()[0]
-            pending = None
-            continue
-        m = re.match(r"^ (\.\S+|COMMON)(.*)$", line)
-        if m:
-            name, rest = m[1], m[2]
-            e = entry.match(rest) if rest.strip() else None
-            if e:
-                out.append(Section(output, name, int(e[1], 16), e[2].strip()))
-                pending = None
-            else:
-                pending = name
-            continue
-        if pending is not None:
-            e = entry.match(line)
-            if e:
-                out.append(Section(output, pending, int(e[1], 16), e[2].strip()))
-            pending = None
-    return out
-
-
-def classify(output: str) -> str | None:
-    """text, data or bss for an output section; None for what is not loaded
-    (debug info) or is the stack reservation."""
-    if output.startswith((".text", ".rodata", ".vectors", ".ARM.exidx", ".ARM.extab", ".progmem", ".init", ".fini")):
-        return "text"
-    if output.startswith(".data"):
-        return "data"
-    if output.startswith((".bss", ".noinit")):
-        return "bss"
-    return None
-
-
 def kernel_footprint(map_text: str) -> dict[str, int]:
     """Bytes of text/data/bss linked from kernel/ and arch/ objects."""
     totals = {"text": 0, "data": 0, "bss": 0}
-    for s in parse_map(map_text):
-        kind = classify(s.output)
+    for s in sizes.parse_map(map_text):
+        kind = sizes.classify(s.output)
         parts = Path(s.path).parts
         if kind and any(d in parts for d in KERNEL_DIRS) and "boards" not in parts:
             totals[kind] += s.size

@@ -11,6 +11,7 @@ both systems need more RAM at run time).
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -86,6 +87,97 @@ def format_table(sizes: Sequence[FileSize]) -> str:
     rows = [header] + [(str(s.text), str(s.data), str(s.bss), str(s.flash), str(s.ram), s.path) for s in sizes]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return "".join("  ".join(c.rjust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] + "\n" for r in rows)
+
+
+@dataclass(frozen=True)
+class Section:
+    output: str
+    name: str
+    size: int
+    path: str
+
+
+def parse_map(text: str) -> list[Section]:
+    """Input sections with their sizes and object files, from a GNU ld map
+    (the part after "Linker script and memory map", so discarded sections
+    are not counted)."""
+    start = text.find("Linker script and memory map")
+    if start < 0:
+        raise TernError("not a GNU ld map file (no 'Linker script and memory map')")
+    out: list[Section] = []
+    output = ""
+    pending: str | None = None
+    entry = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$")
+    for line in text[start:].splitlines():
+        if re.match(r"^\.\S+", line):
+            output = line.split()[0]
+            pending = None
+            continue
+        m = re.match(r"^ (\.\S+|COMMON)(.*)$", line)
+        if m:
+            name, rest = m[1], m[2]
+            e = entry.match(rest) if rest.strip() else None
+            if e:
+                out.append(Section(output, name, int(e[1], 16), e[2].strip()))
+                pending = None
+            else:
+                pending = name
+            continue
+        if pending is not None:
+            e = entry.match(line)
+            if e:
+                out.append(Section(output, pending, int(e[1], 16), e[2].strip()))
+            pending = None
+    return out
+
+
+def classify(output: str) -> str | None:
+    """text, data or bss for an output section; None for what is not loaded
+    (debug info) or is the stack reservation."""
+    if output.startswith((".text", ".rodata", ".vectors", ".ARM.exidx", ".ARM.extab", ".progmem", ".init", ".fini")):
+        return "text"
+    if output.startswith(".data"):
+        return "data"
+    if output.startswith((".bss", ".noinit")):
+        return "bss"
+    return None
+
+
+def object_name(path: str) -> str:
+    """A map's object path as a reader knows it: the source a CMake object
+    was built from (kernel/app.c, not .../CMakeFiles/x.elf.dir/__/__/kernel/app.c.obj),
+    an archive member as libgcc.a(_muldi3.o)."""
+    if ".dir/" in path:
+        src = path.split(".dir/", 1)[1]
+        while src.startswith("__/"):
+            src = src[3:]
+        return src.removesuffix(".obj").removesuffix(".o")
+    if "(" in path:
+        return Path(path.split("(", 1)[0]).name + "(" + path.split("(", 1)[1]
+    return path
+
+
+def by_object(map_text: str) -> list[FileSize]:
+    """text/data/bss of every object file (or archive member) linked into
+    an image, from its GNU ld map, largest first. Link-time-optimised
+    images merge their objects and show as the LTO partitions."""
+    totals: dict[str, dict[str, int]] = {}
+    for s in parse_map(map_text):
+        kind = classify(s.output)
+        if kind and s.size:
+            totals.setdefault(object_name(s.path), {"text": 0, "data": 0, "bss": 0})[kind] += s.size
+    rows = [FileSize(path, t["text"], t["data"], t["bss"]) for path, t in totals.items()]
+    return sorted(rows, key=lambda r: (-(r.flash + r.bss), r.path))
+
+
+def objects_of(elf: Path) -> list[FileSize]:
+    """by_object() for an ELF, from the <name>.map the build writes beside it."""
+    map_file = elf.with_suffix(".map")
+    try:
+        text = map_file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {map_file} (the link map of {elf}): {exc.strerror}") from None
+    return by_object(text)
 
 
 def to_json(sizes: Sequence[FileSize], board: Board | None) -> dict[str, Any]:
