@@ -11,9 +11,13 @@
 tern_tcb tern_tasks[TERN_MAX_TASKS];
 tern_counters tern_counters_;
 
-/* Every task is a thread: the pool holds every task's stack. */
+/* Every task is a thread: the pool holds every task's stack. With
+ * TERN_THREAD_STACK_POOL 0 the port defines both instead (the AVR: all the
+ * RAM that .data, .bss and main()'s stack leave, sized at reset). */
+#if TERN_THREAD_STACK_POOL > 0
 uint64_t thread_stack_pool[TERN_THREAD_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+#endif
 
 static uint32_t next_seq;
 static uint8_t isr_nesting;
