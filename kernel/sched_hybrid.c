@@ -33,6 +33,9 @@
 #ifndef TERN_HYBRID_STACK_POOL
 #define TERN_HYBRID_STACK_POOL 2048 /* bytes: room for two default thread stacks */
 #endif
+#ifndef TERN_HYBRID_THREADS
+#define TERN_HYBRID_THREADS 4 /* flagged tasks at most */
+#endif
 
 tern_tcb tern_tasks[TERN_MAX_TASKS];
 tern_counters tern_counters_;
@@ -40,6 +43,8 @@ tern_counters tern_counters_;
 /* Only the flagged tasks take a stack from the pool. */
 uint64_t thread_stack_pool[TERN_HYBRID_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+thread thread_table[TERN_HYBRID_THREADS];
+const uint8_t thread_table_len = TERN_HYBRID_THREADS;
 
 static tern_msg *queue;          /* ready run-to-completion messages, by priority */
 static int8_t running_level = TERN_LEVEL_IDLE; /* top handler on the shared stack */

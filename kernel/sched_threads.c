@@ -19,6 +19,10 @@ uint64_t thread_stack_pool[TERN_THREAD_STACK_POOL / 8] __attribute__((aligned(TE
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
 #endif
 
+/* ... and every task has a thread object. */
+thread thread_table[TERN_MAX_TASKS];
+const uint8_t thread_table_len = TERN_MAX_TASKS;
+
 static uint32_t next_seq;
 static uint8_t isr_nesting;
 

@@ -13,7 +13,7 @@
 
 tern_thread_stats thread_stats;
 
-static thread threads[TERN_MAX_TASKS];
+static uint8_t threads_used; /* slots of thread_table handed out */
 static thread idle;
 static thread *task_threads[TERN_MAX_TASKS];
 static thread *current;
@@ -34,7 +34,8 @@ static void slice_ends(tern_alarm *a, void *arg);
 
 void threads_reset(void)
 {
-    memset(threads, 0, sizeof threads);
+    memset(thread_table, 0, thread_table_len * sizeof(thread));
+    threads_used = 0;
     memset(&idle, 0, sizeof idle);
     memset(task_threads, 0, sizeof task_threads);
     memset(&thread_stats, 0, sizeof thread_stats);
@@ -309,7 +310,12 @@ thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void
                     (unsigned long)thread_stack_pool_bytes, (unsigned long)(4 * TERN_STACK_GUARD));
         return NULL;
     }
-    thread *t = &threads[task];
+    if (threads_used >= thread_table_len) {
+        tern_printf("tern: no thread for task '%s' (all %u slots used)\n",
+                    tern_tasks[task].desc->name, (unsigned)thread_table_len);
+        return NULL;
+    }
+    thread *t = &thread_table[threads_used++];
     memset(t, 0, sizeof *t);
     t->stack_lo = (uint8_t *)thread_stack_pool + pool_used;
     t->stack_size = size;

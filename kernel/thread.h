@@ -56,6 +56,10 @@ uint32_t threads_pool_used(void); /* stack pool bytes handed out so far */
  * for the flagged ones), aligned to TERN_STACK_GUARD. */
 extern uint64_t thread_stack_pool[];
 extern const uint32_t thread_stack_pool_bytes;
+/* The thread objects, one per thread task, taken in creation order; also
+ * defined by the message layer (threads: TERN_MAX_TASKS of them). */
+extern struct thread thread_table[];
+extern const uint8_t thread_table_len;
 _Noreturn void threads_start(void (*idle_entry)(void *)); /* interrupts enabled */
 void mailbox_put(thread *t, tern_msg *m);
 tern_msg *thread_receive(void); /* blocks; interrupts enabled, returns the same way */
