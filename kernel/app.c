@@ -10,18 +10,22 @@ static const tern_app_desc *current_app;
  * task its own stack yet. Weak: overridden by the thread models. */
 __attribute__((weak)) bool sched_tasks_are_threads(void) { return false; }
 
-static tern_status refuse(tern_app_error *err, tern_status code, const tern_app_desc *app,
-                          int index, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-
-static tern_status refuse(tern_app_error *err, tern_status code, const tern_app_desc *app,
-                          int index, const char *field, const char *fmt, ...)
+/* Fill err: the field copied (a flash string on the AVR), the reason
+ * formatted, and one text naming the app, the task and the field. */
+static tern_status refuse_rom(tern_app_error *err, tern_status code, const tern_app_desc *app,
+                              int index, const TERN_ROM char *field, const TERN_ROM char *fmt,
+                              ...)
 {
     if (!err)
         return code;
     err->code = code;
     err->task_index = index;
-    err->field = field;
+    size_t n = 0;
+    while (field[n] && n + 1 < sizeof err->field) {
+        err->field[n] = field[n];
+        n++;
+    }
+    err->field[n] = '\0';
     char why[80];
     va_list ap;
     va_start(ap, fmt);
@@ -29,15 +33,21 @@ static tern_status refuse(tern_app_error *err, tern_status code, const tern_app_
     va_end(ap);
     const char *app_name = app && app->name ? app->name : "?";
     if (index < 0)
-        tern_snprintf(err->text, sizeof err->text, "app '%s': %s: %s", app_name, field, why);
+        tern_snprintf(err->text, sizeof err->text, "app '%s': %s: %s", app_name, err->field, why);
     else if (app->tasks[index].name)
         tern_snprintf(err->text, sizeof err->text, "app '%s': task '%s': %s: %s", app_name,
-                      app->tasks[index].name, field, why);
+                      app->tasks[index].name, err->field, why);
     else
         tern_snprintf(err->text, sizeof err->text, "app '%s': task #%d: %s: %s", app_name,
-                      index, field, why);
+                      index, err->field, why);
     return code;
 }
+
+/* refuse(err, code, app, task index or -1, "field", "format", ...): field
+ * and format are literals, checked as printf's and kept in flash. */
+#define refuse(err, code, app, index, field, fmt, ...)                                      \
+    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                                 \
+     refuse_rom(err, code, app, index, TERN_ROM_STR(field), TERN_ROM_STR(fmt), ##__VA_ARGS__))
 
 static const tern_task_desc *find_task(const tern_app_desc *app, tern_task_id id)
 {

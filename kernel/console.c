@@ -52,7 +52,7 @@ static void emit_number(sink *s, unsigned long long v, unsigned base, bool negat
         emit(s, digits[--n]);
 }
 
-static void format(sink *s, const char *fmt, va_list ap)
+static void format(sink *s, const TERN_ROM char *fmt, va_list ap)
 {
     for (; *fmt; fmt++) {
         if (*fmt != '%') {
@@ -110,13 +110,13 @@ static void format(sink *s, const char *fmt, va_list ap)
     }
 }
 
-void tern_vprintf(const char *fmt, va_list ap)
+void tern_vprintf(const TERN_ROM char *fmt, va_list ap)
 {
     sink s = {NULL, 0, 0};
     format(&s, fmt, ap);
 }
 
-void tern_printf(const char *fmt, ...)
+void tern_printf_rom(const TERN_ROM char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -130,7 +130,7 @@ void tern_puts(const char *str)
         port_putc(*str++);
 }
 
-int tern_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+int tern_vsnprintf(char *buf, size_t size, const TERN_ROM char *fmt, va_list ap)
 {
     sink s = {buf, size, 0};
     format(&s, fmt, ap);
@@ -139,7 +139,7 @@ int tern_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
     return (int)s.len;
 }
 
-int tern_snprintf(char *buf, size_t size, const char *fmt, ...)
+int tern_snprintf_rom(char *buf, size_t size, const TERN_ROM char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

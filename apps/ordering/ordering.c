@@ -24,7 +24,8 @@ static const char *const tag[N_TASKS] = {"control", "low", "mid", "high", "high2
 
 #define WORK 500u       /* cycles of work around each interesting point */
 #define LONG_WORK 5000u /* low's work after raising the interrupt in L */
-#define GAP 20000u      /* cycles between scenarios: everything has drained */
+#define GAP 40000u      /* cycles between scenarios: everything has drained, printing
+                         * included (a line takes ~4,000 cycles on the AVR) */
 
 static char scenario;
 static char line[160];
@@ -147,9 +148,11 @@ static tern_status control(void *state, tern_msg *m)
     case 'A': case 'C': case 'E': send(LOW); break;
     case 'B': case 'D': case 'F': send(HIGH); break;
     case 'L':
-        /* From idle, measured from the alarm's deadline; high then posts
-         * to low, which raises the software interrupt that posts to high. */
-        stamp = tern_now() + tern_cycles_to_ticks(1000);
+        /* From idle, measured from the alarm's deadline (far enough out
+         * that the CPU sleeps by then: the way into the idle sleep takes
+         * ~1,500 cycles on the AVR); high then posts to low, which raises
+         * the software interrupt that posts to high. */
+        stamp = tern_now() + tern_cycles_to_ticks(4000);
         tern_alarm_set(&idle_alarm, stamp, 0);
         break;
     }

@@ -68,7 +68,7 @@ typedef struct {
 typedef struct {
     tern_status code;
     int task_index;
-    const char *field;
+    char field[32]; /* the description field at fault, e.g. "routes[].port" */
     char text[112];
 } tern_app_error;
 

@@ -1,20 +1,39 @@
 /* Minimal formatted console output (no libc stdio: it is too large for a
  * sensor node). Supports %s %c %d %u %x %lu %lx %llu %llx %% and a width
- * with zero padding such as %08x. */
+ * with zero padding such as %08x.
+ *
+ * tern_printf and tern_snprintf take a string literal as the format: it is
+ * checked like printf's and kept in flash on CPUs that would copy it to
+ * RAM (tern_rom.h). The v-variants take any format pointer. */
 #ifndef TERN_CONSOLE_H
 #define TERN_CONSOLE_H
 
 #include <stdarg.h>
 #include <stddef.h>
 
-void tern_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void tern_vprintf(const char *fmt, va_list ap);
+#include "tern_rom.h"
+
+void tern_printf_rom(const TERN_ROM char *fmt, ...);
+void tern_vprintf(const TERN_ROM char *fmt, va_list ap);
 void tern_puts(const char *s); /* no newline added */
 
 /* Same formats into a buffer, always terminated; returns the length the
  * full text would have. */
-int tern_snprintf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-int tern_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int tern_snprintf_rom(char *buf, size_t size, const TERN_ROM char *fmt, ...);
+int tern_vsnprintf(char *buf, size_t size, const TERN_ROM char *fmt, va_list ap);
+
+/* Never called: lets the compiler check a format and its arguments. */
+static inline __attribute__((format(printf, 1, 2), always_inline)) void
+tern_format_check_(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+#define tern_printf(fmt, ...)                                                   \
+    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                    \
+     tern_printf_rom(TERN_ROM_STR(fmt), ##__VA_ARGS__))
+#define tern_snprintf(buf, size, fmt, ...)                                      \
+    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                    \
+     tern_snprintf_rom(buf, size, TERN_ROM_STR(fmt), ##__VA_ARGS__))
 
 #endif
