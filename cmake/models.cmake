@@ -13,6 +13,7 @@ set(TERN_SCHED_SOURCE_threads ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c)
 set(TERN_SCHED_SOURCE_adaptive ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c)
 set(TERN_SCHED_SOURCE_hybrid ${CMAKE_SOURCE_DIR}/kernel/sched_hybrid.c)
 set(TERN_CONTEXT_SOURCE_cortex-m ${CMAKE_SOURCE_DIR}/arch/cortex-m/context_cm.c)
+set(TERN_CONTEXT_SOURCE_avr ${CMAKE_SOURCE_DIR}/arch/avr/context_avr.c)
 
 function(tern_model_sources out model arch)
   set(sources ${TERN_KERNEL_SOURCES} ${CMAKE_SOURCE_DIR}/kernel/policy_${model}.c)

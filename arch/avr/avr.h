@@ -11,6 +11,7 @@
 #ifndef TERN_AVR_H
 #define TERN_AVR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tern/port.h"
@@ -36,6 +37,27 @@ void board_flush(void);
 /* Size of the region the stack may grow into (its deepest use:
  * port_stack_used()). */
 uint32_t port_stack_size(void);
+
+#if defined(TERN_MODEL_threads) || defined(TERN_MODEL_adaptive)
+#define AVR_THREADS 1
+/* The thread models (arch/avr/context_avr.c): main()'s stack keeps
+ * AVR_MAIN_STACK bytes below RAMEND for the start-up, the idle thread and
+ * the scheduler; the thread stack pool is all the RAM between .bss and
+ * that reserve, sized at reset by avr_thread_pool_init(), which returns
+ * false when .data and .bss leave less than the reserve (the reset code
+ * then refuses the app). The linker asks only AVR_MAIN_STACK_LINK bytes,
+ * enough to print that refusal: every app of a build must link, whether
+ * it fits or not. */
+#ifndef AVR_MAIN_STACK
+#define AVR_MAIN_STACK 352
+#endif
+#define AVR_MAIN_STACK_LINK 128
+bool avr_thread_pool_init(void);
+extern volatile uint8_t avr_switch_pending;
+void avr_thread_switch_now(void); /* interrupts disabled */
+#else
+#define AVR_THREADS 0
+#endif
 
 /* Symbols of boards/<board>/<board>.ld. */
 extern uint8_t __data_start[], __data_end[], __data_load_start[];

@@ -8,6 +8,39 @@
 #include "tern/port.h"
 #include "tern_simavr_abi.h"
 
+#if AVR_THREADS
+/* Critical sections under the thread models: the saved state is 0 when
+ * interrupts were enabled and 1 when they were masked, the convention of
+ * the Cortex-M port (PRIMASK) that the thread scheduler relies on (a
+ * thread may block only when it was 0). A switch requested while they
+ * were masked (context_avr.c) is taken where they are enabled again. */
+tern_irq_state port_irq_save(void)
+{
+    uint8_t s = SREG;
+    __asm__ volatile("cli" ::: "memory");
+    return (s & _BV(SREG_I)) ? 0u : 1u;
+}
+
+void port_irq_restore(tern_irq_state s)
+{
+    __asm__ volatile("" ::: "memory");
+    if (s) {
+        __asm__ volatile("cli" ::: "memory");
+        return;
+    }
+    if (avr_switch_pending)
+        avr_thread_switch_now();
+    __asm__ volatile("sei" ::: "memory");
+}
+
+void port_irq_enable(void)
+{
+    __asm__ volatile("cli" ::: "memory");
+    if (avr_switch_pending)
+        avr_thread_switch_now();
+    __asm__ volatile("sei" ::: "memory");
+}
+#else
 /* Critical sections: the I bit of SREG, saved with the rest of SREG. */
 tern_irq_state port_irq_save(void)
 {
@@ -23,6 +56,7 @@ void port_irq_restore(tern_irq_state s)
 }
 
 void port_irq_enable(void) { __asm__ volatile("sei" ::: "memory"); }
+#endif
 
 /* Called by tern_isr_exit() at the end of the outermost interrupt, still
  * inside it (I clear): run the preempting handlers here, above whatever

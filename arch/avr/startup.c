@@ -22,7 +22,9 @@ void avr_bad_irq(void);
 
 /* Vector 0 is reset; vector n jumps to __vector_n, which a board defines
  * with ISR() or the linker script PROVIDEs as avr_bad_irq (a weak alias
- * here would not survive link-time optimisation). */
+ * here would not survive link-time optimisation). Under the thread models
+ * it jumps to avr_irq_n first (context_avr.c), which runs __vector_n on
+ * main()'s stack. */
 _Static_assert(_VECTORS_SIZE == 35 * 4, "the table below lists the ATmega128's 35 vectors");
 __asm__(".section .vectors,\"ax\",@progbits\n"
         ".global __vectors\n"
@@ -30,7 +32,11 @@ __asm__(".section .vectors,\"ax\",@progbits\n"
         "\tjmp avr_reset\n"
         ".irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,"
         "29,30,31,32,33,34\n"
+#if AVR_THREADS
+        "\tjmp avr_irq_\\n\n" /* context_avr.c: onto main()'s stack, then __vector_n */
+#else
         "\tjmp __vector_\\n\n"
+#endif
         ".endr\n"
         ".text\n");
 
@@ -64,15 +70,30 @@ __attribute__((used, noreturn)) void avr_start(void)
     for (volatile uint8_t *p = __stack_limit; p < (uint8_t *)SP; p++)
         *p = STACK_PAINT;
     board_init();
+#if AVR_THREADS
+    if (!avr_thread_pool_init()) {
+        tern_printf("tern: no room for main()'s %u-byte stack: .data and .bss leave %u\n",
+                    (unsigned)AVR_MAIN_STACK, (unsigned)(__stack_top - __stack_limit));
+        port_exit(1);
+    }
+#endif
     __asm__ volatile("sei" ::: "memory");
     port_exit(main());
 }
 
+/* main()'s stack: under the thread models only its reserve at the top of
+ * RAM (the thread stack pool lies below it, painted by the kernel). */
+#if AVR_THREADS
+#define MAIN_STACK_LO (__stack_top - AVR_MAIN_STACK)
+uint32_t port_stack_size(void) { return AVR_MAIN_STACK; }
+#else
+#define MAIN_STACK_LO __stack_limit
 uint32_t port_stack_size(void) { return (uint32_t)(__stack_top - __stack_limit); }
+#endif
 
 uint32_t port_stack_used(void)
 {
-    const uint8_t *p = __stack_limit;
+    const uint8_t *p = MAIN_STACK_LO;
     while (p < __stack_top && *p == STACK_PAINT)
         p++;
     return (uint32_t)(__stack_top - p);

@@ -6,6 +6,41 @@
 #ifndef TERN_ATMEGA128_CONFIG_H
 #define TERN_ATMEGA128_CONFIG_H
 
+/* The thread models (threads, adaptive): every task is a thread with its
+ * own stack; the idle thread, the scheduler and every interrupt handler run
+ * on main()'s stack (arch/avr/context_avr.c). The thread stacks come from
+ * all the RAM a build leaves (TERN_THREAD_STACK_POOL 0: the pool is sized
+ * at reset), so every byte of the pools below is a byte of stack: 3 task
+ * slots (~106 bytes each, the thread and its task; bench/micro, 8 tasks,
+ * must still link with 5), one timer per task, 7 messages, a 64-byte heap.
+ * An app that asks for more tasks or stack than a build leaves is refused,
+ * naming what did not fit. */
+#if defined(TERN_MODEL_threads) || defined(TERN_MODEL_adaptive)
+#ifndef TERN_MAX_TASKS
+#define TERN_MAX_TASKS 3
+#endif
+#ifndef TERN_TIMERS_PER_TASK
+#define TERN_TIMERS_PER_TASK 1
+#endif
+#ifndef TERN_MSG_POOL
+#define TERN_MSG_POOL 7
+#endif
+#ifndef TERN_HEAP_SIZE
+#define TERN_HEAP_SIZE 64
+#endif
+#ifndef TERN_THREAD_STACK_POOL
+#define TERN_THREAD_STACK_POOL 0
+#endif
+/* apps/periodic's thread, printing, reaches 256 bytes (measured), the
+ * 32-byte guard comes on top */
+#ifndef TERN_THREAD_STACK_DEFAULT
+#define TERN_THREAD_STACK_DEFAULT 320
+#endif
+/* the idle thread runs on main()'s stack: its own is only the guard */
+#ifndef TERN_IDLE_STACK
+#define TERN_IDLE_STACK 32
+#endif
+#endif
 #ifndef TERN_MAX_TASKS
 #define TERN_MAX_TASKS 8
 #endif
