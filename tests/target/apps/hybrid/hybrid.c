@@ -159,6 +159,7 @@ static tern_status cnt(void *state, tern_msg *m)
 
 static tern_status rtc(void *state, tern_msg *m)
 {
+    tern_time start = tern_now(); /* P: the first statement */
     (void)state;
     if (m->port != TERN_PORT_APP(0))
         return TERN_OK;
@@ -169,7 +170,7 @@ static tern_status rtc(void *state, tern_msg *m)
         return TERN_OK;
     }
     if (self == RHI && scenario == 'P' && stamp) {
-        latency = tern_ticks_to_cycles(tern_now() - stamp);
+        latency = tern_ticks_to_cycles(start - stamp);
         stamp = 0;
     }
     mark(self, '>');
