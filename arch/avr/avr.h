@@ -49,7 +49,7 @@ uint32_t port_stack_size(void);
  * enough to print that refusal: every app of a build must link, whether
  * it fits or not. */
 #ifndef AVR_MAIN_STACK
-#define AVR_MAIN_STACK 352
+#define AVR_MAIN_STACK 384
 #endif
 #define AVR_MAIN_STACK_LINK 128
 bool avr_thread_pool_init(void);

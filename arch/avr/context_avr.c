@@ -63,10 +63,10 @@ void *avr_schedule(void *sp);
 /* A switch, interrupts disabled by the caller. Frame, from the highest
  * address down: return address (2), r0, SREG, r1, r2 .. r31; SP then
  * points at the next free byte below r31, and that SP is the thread's
- * saved stack pointer. A stack pointer at or above __stack_limit (the end
- * of .bss) is main()'s stack, so the idle thread's: the scheduler runs on
- * where it is; any other thread's stack lies in .bss, and the scheduler
- * moves to below the idle thread's saved frame. */
+ * saved stack pointer. A stack pointer in main()'s reserve (the top
+ * AVR_MAIN_STACK bytes of RAM) is the idle thread's: the scheduler runs on
+ * where it is; any other thread's stack lies below, in the pool, and the
+ * scheduler moves to below the idle thread's saved frame. */
 __asm__(".section .text.avr_thread_switch_now,\"ax\",@progbits\n"
         ".global avr_thread_switch_now\n"
         "avr_thread_switch_now:\n"
@@ -81,8 +81,8 @@ __asm__(".section .text.avr_thread_switch_now,\"ax\",@progbits\n"
         "\tsts avr_switch_pending, r1\n"
         "\tin r24, __SP_L__\n"
         "\tin r25, __SP_H__\n"
-        "\tldi r26, hi8(__stack_limit)\n"
-        "\tcpi r24, lo8(__stack_limit)\n"
+        "\tldi r26, hi8(__stack_top - " TERN_STR(AVR_MAIN_STACK) ")\n"
+        "\tcpi r24, lo8(__stack_top - " TERN_STR(AVR_MAIN_STACK) ")\n"
         "\tcpc r25, r26\n"
         "\tbrlo 1f\n"
         "\tsts avr_idle_sp+1, r25\n"
@@ -190,8 +190,8 @@ __asm__(".irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,2
         "\tpush r29\n"
         "\tin r28, __SP_L__\n"
         "\tin r29, __SP_H__\n"
-        "\tldi r24, hi8(__stack_limit)\n"
-        "\tcpi r28, lo8(__stack_limit)\n"
+        "\tldi r24, hi8(__stack_top - " TERN_STR(AVR_MAIN_STACK) ")\n"
+        "\tcpi r28, lo8(__stack_top - " TERN_STR(AVR_MAIN_STACK) ")\n"
         "\tcpc r29, r24\n"
         "\tbrsh 1f\n"
         "\tlds r24, avr_idle_sp\n"
