@@ -52,6 +52,9 @@ static tern_task_id running_task = TERN_NO_TASK;
 static uint32_t next_seq;
 static uint8_t isr_nesting;
 static bool dispatch_pending;
+static uint8_t dispatch_level; /* the highest level posted by the interrupts */
+static bool started;    /* the threads run: handlers may be dispatched */
+static bool any_thread; /* a flagged task has its thread (else B is -1) */
 
 void sched_reset(void)
 {
@@ -63,6 +66,8 @@ void sched_reset(void)
     next_seq = 0;
     isr_nesting = 0;
     dispatch_pending = false;
+    started = false;
+    any_thread = false;
     threads_reset();
 }
 
@@ -70,6 +75,10 @@ static bool is_thread_task(tern_task_id id)
 {
     return (tern_tasks[id].desc->flags & TERN_TASK_THREAD) != 0;
 }
+
+/* B, the floor below the whole nest of handlers (see the top). An app
+ * without a flagged task has only the idle thread: B is -1, no question. */
+static int8_t thread_level(void) { return any_thread ? threads_level() : TERN_LEVEL_IDLE; }
 
 /* The task of the running thread (TERN_NO_TASK for idle). */
 static tern_task_id sched_thread_task(void)
@@ -151,7 +160,7 @@ static tern_msg *take(tern_msg **pp)
  * higher than both (sched.c's pick, with the threads as the bottom). */
 static tern_msg **pick(int8_t floor)
 {
-    int8_t b = threads_started() ? threads_level() : TERN_LEVEL_IDLE;
+    int8_t b = thread_level();
     if (b > floor)
         floor = b;
     for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next) {
@@ -199,7 +208,8 @@ static void run_msg(tern_msg *m)
     if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
         tern_counters_.max_stack_depth = tern_counters_.stack_depth;
     /* what it preempts: the handler below, else a task's thread */
-    tern_task_id below = prev_task != TERN_NO_TASK ? prev_task : sched_thread_task();
+    tern_task_id below = prev_task != TERN_NO_TASK || !any_thread ? prev_task
+                                                                   : sched_thread_task();
     if (below != TERN_NO_TASK) {
         tern_counters_.preemptions++;
         tern_trace(TERN_EV_PREEMPT, m->dst, below);
@@ -354,9 +364,9 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
 {
     tern_tcb *t = &tern_tasks[m->dst];
     bool from_isr = isr_nesting > 0;
-    int8_t b = threads_started() ? threads_level() : TERN_LEVEL_IDLE;
-    bool now = !enqueue_only && threads_started() && !t->active && (int8_t)m->prio > b &&
-               policy_preempts(m->prio, running_level, from_isr);
+    bool now = !enqueue_only && started && !t->active &&
+               policy_preempts(m->prio, running_level, from_isr) &&
+               (int8_t)m->prio > thread_level();
     if (now && !from_isr && running_task != TERN_NO_TASK) {
         /* posted by a handler on the shared stack: nested at once */
         int8_t level = running_level;
@@ -367,8 +377,10 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
     enqueue(m);
     if (!now) {
         tern_counters_.queued++;
-    } else if (from_isr) {
-        dispatch_pending = true; /* pended by the outermost interrupt's exit */
+    } else if (from_isr) { /* pended by the outermost interrupt's exit */
+        if (!dispatch_pending || m->prio > dispatch_level)
+            dispatch_level = m->prio;
+        dispatch_pending = true;
     } else {
         port_dispatch(m->prio); /* from a thread: taken when its critical section ends */
     }
@@ -382,8 +394,10 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     thread *th = NULL;
     if (is_thread_task(dst)) {
         th = thread_of(dst);
-        if (!th) /* the first message (INIT) creates the thread */
+        if (!th) { /* the first message (INIT) creates the thread */
             th = thread_create(dst, t->desc->stack_size, task_thread, (void *)(uintptr_t)dst);
+            any_thread |= th != NULL;
+        }
         if (!th) {
             count_drop(dst, TERN_DROP_NO_MEMORY);
             return TERN_ENOMEM;
@@ -444,7 +458,10 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
 tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
                       uint8_t flags)
 {
-    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+    tern_task_id self = isr_nesting                     ? TERN_NO_TASK
+                        : running_task != TERN_NO_TASK ? running_task
+                                                       : sched_thread_task(); /* tern_self() */
+    return sched_send(self, dst, port, payload, len, flags, false);
 }
 
 /* A multicast copy for every member after the first, so each receiver owns
@@ -562,7 +579,10 @@ void tern_isr_exit(void)
     if (--isr_nesting == 0) {
         if (dispatch_pending) {
             dispatch_pending = false;
-            dispatch_next(); /* the thread level may have risen meanwhile */
+            if (any_thread)
+                dispatch_next(); /* the thread level may have risen meanwhile */
+            else
+                port_dispatch(dispatch_level); /* as sched.c */
         }
         port_thread_isr_exit();
     }
@@ -592,4 +612,9 @@ bool sched_has_ready(void)
  * idle thread takes main()'s place, and the queued INITs of the
  * run-to-completion tasks are dispatched above it (policy_hybrid.c's
  * tpolicy_start). */
-bool sched_run_next(void) { threads_start(idle_thread); }
+bool sched_run_next(void)
+{
+    (void)port_irq_save(); /* threads_start enables them on the idle stack */
+    started = true;
+    threads_start(idle_thread);
+}
