@@ -8,25 +8,15 @@
 
 /* The thread models (threads, adaptive): every task is a thread with its
  * own stack; the idle thread, the scheduler and every interrupt handler run
- * on main()'s stack (arch/avr/context_avr.c). The thread stacks come from
- * all the RAM a build leaves (TERN_THREAD_STACK_POOL 0: the pool is sized
- * at reset), so every byte of the pools below is a byte of stack: 3 task
- * slots (~106 bytes each, the thread and its task; bench/micro, 8 tasks,
- * must still link with 5), one timer per task, 7 messages, a 64-byte heap.
- * An app that asks for more tasks or stack than a build leaves is refused,
- * naming what did not fit. */
+ * on main()'s stack (arch/avr/context_avr.c, AVR_MAIN_STACK in avr.h). The
+ * thread stacks come from all the RAM a build leaves (TERN_THREAD_STACK_POOL
+ * 0: the pool is sized at reset), so every byte of the pools below is a
+ * byte of stack: 5 task slots (apps/ordering has 5; a slot costs ~130 bytes
+ * before its stack). An app that asks for more tasks or stack than a build
+ * leaves is refused, naming what did not fit. */
 #if defined(TERN_MODEL_threads) || defined(TERN_MODEL_adaptive)
 #ifndef TERN_MAX_TASKS
-#define TERN_MAX_TASKS 3
-#endif
-#ifndef TERN_TIMERS_PER_TASK
-#define TERN_TIMERS_PER_TASK 1
-#endif
-#ifndef TERN_MSG_POOL
-#define TERN_MSG_POOL 7
-#endif
-#ifndef TERN_HEAP_SIZE
-#define TERN_HEAP_SIZE 64
+#define TERN_MAX_TASKS 5
 #endif
 #ifndef TERN_THREAD_STACK_POOL
 #define TERN_THREAD_STACK_POOL 0
