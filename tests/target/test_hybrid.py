@@ -20,9 +20,9 @@ HYBRID_BOARDS = sorted(b for b, models in MODELS.items() if "hybrid" in models)
 SLEEP = 20000  # B: th's nap, cycles
 COUNT = 20  # C: messages per source
 # Software interrupt raised in th to the first line of rhi's handler.
-# Measured on mps2-an385: 736 instructions (lm3s6965evb 742; stack's
-# interrupt-to-preempting handler, apps/ordering: 550); the bound is
-# test_ordering's for the run-to-completion models.
+# Measured on mps2-an385: 753 instructions (lm3s6965evb 756; from a
+# run-to-completion handler, apps/ordering: hybrid 586, stack 550); the
+# bound is test_ordering's for the run-to-completion models.
 PREEMPT_BOUND = 1000
 
 
@@ -41,11 +41,13 @@ def hybrid_run(request: pytest.FixtureRequest) -> str:
 def test_a_thread_blocks_while_run_to_completion_tasks_run(hybrid_run: str) -> None:
     # th (thread, 3) preempts control (thread, 0) at once and blocks on the
     # semaphore; control posts to rlo (shared stack, 1), which runs at once
-    # above control and gives the semaphore: th is ready but waits until
-    # rlo's handler returns, then runs and sleeps; rlo runs again while th
-    # sleeps; th ends after its nap.
+    # above control, gives the semaphore and posts to r3 (3) and rhi (5):
+    # rhi runs nested at once, th is ready but waits until rlo's handler
+    # returns, r3 waits for th (equal priority: the thread goes first); th
+    # runs and sleeps, r3 runs, control posts to rlo again; th ends after
+    # its nap.
     assert lines(hybrid_run, "B")[0] == (
-        "th> th? ctl rlo> rlo< th! thz ctl rlo> rlo< th<")
+        "th> th? ctl rlo> rhi> rhi< rlo< th! thz r3> r3< ctl rlo> rlo< th<")
     slept = int(re.search(r"^B slept=(\d+)$", hybrid_run, re.M)[1])
     assert SLEEP <= slept <= SLEEP + 1500
 
@@ -82,6 +84,12 @@ def test_blocking_from_a_run_to_completion_handler_is_refused(hybrid_run: str) -
     ]
 
 
+def test_a_finalized_thread_task_is_gone(hybrid_run: str) -> None:
+    # FINAL ran in cnt's thread, which then ended: posts to it are refused
+    # and it never gets the CPU again
+    assert lines(hybrid_run, "F") == ["final=OK send=ENOTASK name=? runs=1"]
+
+
 def test_only_flagged_tasks_run_on_their_own_stacks(hybrid_run: str) -> None:
     assert lines(hybrid_run, "W") == [
         "control=own th=own cnt=own rlo=main r3=main rhi=main feed=main"]
@@ -101,6 +109,17 @@ def test_a_threads_stack_overflow_is_caught(hboard: str, app: str, guard: bool) 
     assert "tern: stack overflow in task 'deep' (id 1): stack 512 bytes" in r.out
     assert ("in the MPU guard" in r.out) == guard
     assert "survived" not in r.out
+
+
+@pytest.mark.parametrize("hboard", HYBRID_BOARDS)
+def test_a_stack_the_pool_cannot_hold_refuses_the_app(hboard: str) -> None:
+    # bystander's 1024 bytes are taken; deep's 4096 exceed the 2048-byte pool
+    r = run(hboard, "hybrid", "hybrid-stack-too-big")
+    assert r.status == 1, r.out
+    assert ("tern: no room for the 4096-byte stack of task 'deep' "
+            "(1024 of 2048 pool bytes used" in r.out)
+    assert "task 'deep': init: INIT could not be posted: TERN_ENOMEM" in r.out
+    assert "digging" not in r.out
 
 
 @pytest.mark.parametrize("hboard", HYBRID_BOARDS)

@@ -7,8 +7,9 @@
  * tests/target/test_hybrid.py.
  *
  *   B  th (thread, 3) blocks on a semaphore; rlo (shared stack, 1) still
- *      runs and gives it; th runs once rlo's handler has returned, then
- *      sleeps while rlo runs again
+ *      runs, gives it and posts to r3 (3) and rhi (5): rhi runs nested at
+ *      once, th runs once rlo's handler has returned and before r3 (its
+ *      own priority), then sleeps while r3 and rlo run
  *   P  an interrupt posts to rhi (5) while th (3) runs: rhi preempts th at
  *      once; th's own post to rhi runs rhi before the post returns
  *   N  while th (3) runs, an interrupt posts to rlo (1) and r3 (3, equal)
@@ -19,6 +20,7 @@
  *      control posts its own; cnt naps now and then so its mailbox fills.
  *      Every number must arrive once, in order, per source
  *   E  the blocking services called from a run-to-completion handler
+ *   F  finalizing a thread task ends its thread: the task is gone
  *   W  where each handler ran: on the main stack or on a private one
  *   M  stack use: the main stack and each thread's deepest use */
 #include "tern/port.h"
@@ -49,6 +51,7 @@ static tern_time slept;
 static char where[N_TASKS]; /* 'm': main stack, 'o': its own stack */
 static const char *estatus[6];
 static unsigned isr_seq, feed_seq;
+static bool rlo_gave;
 static unsigned next_seq[3], bad_seq[3], got_total;
 static tern_alarm count_alarm;
 
@@ -80,10 +83,16 @@ static const char *status(tern_status st) { return st == TERN_OK ? "OK" : tern_s
 static void irq(void *arg)
 {
     (void)arg;
-    note("!");
     switch (scenario) {
-    case 'P': stamp = tern_now(); send(RHI); break;
+    case 'P': send(RHI); break;
     case 'N': send(RLO); send(R3); break;
+    }
+    /* " !" without formatting (P times this interrupt); still before the
+     * handlers it posted to, which run after it */
+    if (line_len + 2 < sizeof line) {
+        line[line_len++] = ' ';
+        line[line_len++] = '!';
+        line[line_len] = 0;
     }
 }
 
@@ -119,6 +128,7 @@ static tern_status th(void *state, tern_msg *m)
     }
     case 'P':
         port_work(WORK);
+        stamp = tern_now();
         port_swirq_raise(0);
         port_work(WORK);
         note("th+");
@@ -174,8 +184,12 @@ static tern_status rtc(void *state, tern_msg *m)
         stamp = 0;
     }
     mark(self, '>');
-    if (scenario == 'B' && self == RLO)
+    if (scenario == 'B' && self == RLO && !rlo_gave) {
+        rlo_gave = true;
         (void)tern_sem_give(&sem);
+        send(R3);
+        send(RHI);
+    }
     if (scenario == 'E' && self == RLO) {
         estatus[0] = status(tern_sleep(10));
         estatus[1] = status(tern_sem_take(&sem));
@@ -254,6 +268,16 @@ static tern_status control(void *state, tern_msg *m)
     tern_printf("E rtc sleep=%s take=%s lock=%s yield=%s unlock=%s give=%s\n", estatus[0],
                 estatus[1], estatus[2], estatus[3], estatus[4], estatus[5]);
     end();
+
+    /* F: FINAL runs in cnt's thread, which then ends */
+    uint32_t in = tern_thread_get_stats()->switched_in[CNT];
+    tern_status fin = tern_task_finalize(CNT);
+    (void)tern_sleep(tern_cycles_to_ticks(GAP));
+    tern_status after = tern_send(CNT, TERN_PORT_APP(2), NULL, 0, 0);
+    (void)tern_sleep(tern_cycles_to_ticks(GAP));
+    tern_printf("F final=%s send=%s name=%s runs=%lu\n", status(fin), status(after),
+                tern_task_name(CNT),
+                (unsigned long)(tern_thread_get_stats()->switched_in[CNT] - in));
 
     tern_printf("W");
     for (int i = 0; i < N_TASKS; i++)

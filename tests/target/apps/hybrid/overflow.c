@@ -3,12 +3,16 @@
  * kernel must stop with the thread's task name and status 4, as in the
  * threads model. Built with the MPU guard (the first write into the guard
  * faults) and without (the guard's paint is found broken at the next
- * context switch). */
+ * context switch). Built a third time with a stack the 2048-byte pool
+ * cannot hold: the app is refused, naming the task. */
 #include "tern/port.h"
 #include "tern/tern.h"
 #include "tern/thread.h"
 
 #define FRAMES 12 /* about 80 bytes each: ~960 bytes, well past 512 */
+#ifndef DEEP_STACK
+#define DEEP_STACK 512
+#endif
 
 static uint32_t dig(uint32_t n)
 {
@@ -57,7 +61,7 @@ int main(void)
         {.name = "bystander", .id = 0, .priority = 0, .handler = bystander,
          .flags = TERN_TASK_THREAD, .stack_size = 1024},
         {.name = "deep", .id = 1, .priority = 1, .handler = deep,
-         .flags = TERN_TASK_THREAD, .stack_size = 512},
+         .flags = TERN_TASK_THREAD, .stack_size = DEEP_STACK},
         {.name = "ticker", .id = 2, .priority = 2, .handler = ticker},
     };
     static const tern_app_desc app = {.name = "overflow", .tasks = tasks, .n_tasks = 3};
