@@ -69,6 +69,7 @@ void *avr_schedule(void *sp);
  * scheduler moves to below the idle thread's saved frame. */
 __asm__(".section .text.avr_thread_switch_now,\"ax\",@progbits\n"
         ".global avr_thread_switch_now\n"
+        ".type avr_thread_switch_now, @function\n"
         "avr_thread_switch_now:\n"
         "\tpush r0\n"
         "\tin r0, __SREG__\n"
@@ -105,6 +106,7 @@ __asm__(".section .text.avr_thread_switch_now,\"ax\",@progbits\n"
         "\tout __SREG__, r0\n"
         "\tpop r0\n"
         "\tret\n"
+        ".size avr_thread_switch_now, . - avr_thread_switch_now\n"
         ".text\n");
 
 /* main()'s stack is painted by the reset code (arch/avr/startup.c); the
@@ -152,12 +154,14 @@ bool avr_thread_pool_init(void) { return __stack_top - AVR_MAIN_STACK >= __stack
  * port_irq_enable, which first takes a switch requested meanwhile. */
 __asm__(".section .text.avr_thread_entry,\"ax\",@progbits\n"
         ".global avr_thread_entry\n"
+        ".type avr_thread_entry, @function\n"
         "avr_thread_entry:\n"
         "\tcall port_irq_enable\n"
         "\tmovw r24, r14\n"
         "\tmovw r30, r16\n"
         "\ticall\n"
         "\tjmp avr_thread_returned\n"
+        ".size avr_thread_entry, . - avr_thread_entry\n"
         ".text\n");
 
 /* Interrupt entry. Vector n (arch/avr/startup.c) jumps to avr_irq_n,
@@ -173,14 +177,17 @@ __asm__(".irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,2
         "29,30,31,32,33,34\n"
         ".section .text.avr_irq_\\n,\"ax\",@progbits\n"
         ".global avr_irq_\\n\n"
+        ".type avr_irq_\\n, @function\n"
         "avr_irq_\\n:\n"
         "\tpush r30\n"
         "\tpush r31\n"
         "\tldi r30, lo8(gs(__vector_\\n))\n"
         "\tldi r31, hi8(gs(__vector_\\n))\n"
         "\tjmp avr_irq_common\n"
+        ".size avr_irq_\\n, . - avr_irq_\\n\n"
         ".endr\n"
         ".section .text.avr_irq_common,\"ax\",@progbits\n"
+        ".type avr_irq_common, @function\n"
         "avr_irq_common:\n"
         "\tpush r0\n"
         "\tin r0, __SREG__\n"
@@ -217,6 +224,7 @@ __asm__(".irp n,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,2
         "\tpop r31\n"
         "\tpop r30\n"
         "\treti\n"
+        ".size avr_irq_common, . - avr_irq_common\n"
         ".text\n");
 
 /* A thread that returns from its entry function: the kernel's bodies loop
