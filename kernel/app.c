@@ -6,8 +6,9 @@
 static const tern_app_desc *current_app;
 
 /* The thread models (sched_threads.c) make every task a thread, so there
- * TERN_TASK_THREAD asks for nothing more; the other models cannot give a
- * task its own stack yet. Weak: overridden by the thread models. */
+ * TERN_TASK_THREAD asks for nothing more; hybrid (sched_hybrid.c) makes the
+ * flagged tasks threads; the run-to-completion models cannot give a task
+ * its own stack. Weak: overridden by the models that can. */
 __attribute__((weak)) bool sched_tasks_are_threads(void) { return false; }
 
 /* Fill err: the field copied (a flash string on the AVR), the reason

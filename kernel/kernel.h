@@ -33,9 +33,11 @@ bool sched_has_ready(void);
 tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                        uint16_t len, uint8_t flags, bool enqueue_only);
 void sched_drop_task_messages(tern_task_id id); /* finalization */
-bool sched_in_isr(void);
+bool sched_in_isr(void); /* hybrid: also in a run-to-completion handler (not a thread) */
 tern_task_id sched_running_task(void); /* top of the stack, even inside an interrupt */
-bool sched_tasks_are_threads(void);    /* every task has its own thread (thread models) */
+/* TERN_TASK_THREAD is honoured: every task is a thread (thread models) or
+ * the flagged ones are (hybrid). */
+bool sched_tasks_are_threads(void);
 
 /* Execution-model policy (policy_<model>.c): one file per model. */
 void policy_enqueue(tern_msg **queue, tern_msg *m);

@@ -1,8 +1,10 @@
 /* Blocking services of the thread models (`threads`, `adaptive`): every
  * task is a thread with its own stack that runs `loop { receive; handle }`,
- * so a handler may block. Only built into thread-model kernels; calling a
- * blocking function from an interrupt, from idle or with interrupts masked
- * returns TERN_ESTATE instead of blocking. */
+ * so a handler may block. `hybrid` gives a thread only to the tasks flagged
+ * TERN_TASK_THREAD; there a run-to-completion handler counts as an
+ * interrupt. Only built into those kernels; calling a blocking function
+ * from an interrupt, from idle or with interrupts masked returns
+ * TERN_ESTATE instead of blocking. */
 #ifndef TERN_THREAD_H
 #define TERN_THREAD_H
 
