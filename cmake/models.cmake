@@ -14,9 +14,17 @@ set(TERN_SCHED_SOURCE_adaptive ${CMAKE_SOURCE_DIR}/kernel/sched_threads.c)
 set(TERN_SCHED_SOURCE_hybrid ${CMAKE_SOURCE_DIR}/kernel/sched_hybrid.c)
 set(TERN_CONTEXT_SOURCE_cortex-m ${CMAKE_SOURCE_DIR}/arch/cortex-m/context_cm.c)
 set(TERN_CONTEXT_SOURCE_avr ${CMAKE_SOURCE_DIR}/arch/avr/context_avr.c)
+# hybrid runs its run-to-completion handlers in hardware dispatch vectors on
+# the main stack, above the threads (Cortex-M NVIC); a software-dispatch port
+# would run them on the interrupted thread's stack.
+set(TERN_HYBRID_ARCHS cortex-m)
 
 function(tern_model_sources out model arch)
   set(sources ${TERN_KERNEL_SOURCES} ${CMAKE_SOURCE_DIR}/kernel/policy_${model}.c)
+  if(model STREQUAL "hybrid" AND NOT arch IN_LIST TERN_HYBRID_ARCHS)
+    message(FATAL_ERROR "tern: model hybrid needs hardware dispatch vectors, which arch "
+      "'${arch}' does not have (hybrid runs on: ${TERN_HYBRID_ARCHS})")
+  endif()
   if(DEFINED TERN_SCHED_SOURCE_${model})
     list(REMOVE_ITEM sources ${CMAKE_SOURCE_DIR}/kernel/sched.c)
     if(NOT DEFINED TERN_CONTEXT_SOURCE_${arch})
