@@ -36,6 +36,11 @@
 #ifndef TERN_HYBRID_THREADS
 #define TERN_HYBRID_THREADS 4 /* flagged tasks at most */
 #endif
+/* The idle thread runs only the idle path and the app's idle hook and
+ * work: handlers and interrupts use the main stack. */
+#ifndef TERN_HYBRID_IDLE_STACK
+#define TERN_HYBRID_IDLE_STACK 512
+#endif
 
 tern_tcb tern_tasks[TERN_MAX_TASKS];
 tern_counters tern_counters_;
@@ -45,6 +50,8 @@ uint64_t thread_stack_pool[TERN_HYBRID_STACK_POOL / 8] __attribute__((aligned(TE
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
 thread thread_table[TERN_HYBRID_THREADS];
 const uint8_t thread_table_len = TERN_HYBRID_THREADS;
+uint64_t thread_idle_stack[TERN_HYBRID_IDLE_STACK / 8] __attribute__((aligned(TERN_STACK_GUARD)));
+const uint32_t thread_idle_stack_bytes = sizeof thread_idle_stack;
 
 static tern_msg *queue;          /* ready run-to-completion messages, by priority */
 static int8_t running_level = TERN_LEVEL_IDLE; /* top handler on the shared stack */

@@ -22,6 +22,8 @@ const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
 /* ... and every task has a thread object. */
 thread thread_table[TERN_MAX_TASKS];
 const uint8_t thread_table_len = TERN_MAX_TASKS;
+uint64_t thread_idle_stack[TERN_IDLE_STACK / 8] __attribute__((aligned(TERN_STACK_GUARD)));
+const uint32_t thread_idle_stack_bytes = sizeof thread_idle_stack;
 
 static uint32_t next_seq;
 static uint8_t isr_nesting;

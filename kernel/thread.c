@@ -23,7 +23,6 @@ static bool started;
 static tern_alarm slice_alarm;
 static tern_time quantum;
 
-static uint64_t idle_stack[TERN_IDLE_STACK / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 static uint32_t pool_used;
 
 _Static_assert((TERN_STACK_GUARD & (TERN_STACK_GUARD - 1)) == 0 && TERN_STACK_GUARD >= 32,
@@ -333,8 +332,8 @@ thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void
 void threads_start(void (*idle_entry)(void *))
 {
     (void)port_irq_save(); /* port_thread_start enables them on the idle stack */
-    idle.stack_lo = (uint8_t *)idle_stack;
-    idle.stack_size = sizeof idle_stack;
+    idle.stack_lo = (uint8_t *)thread_idle_stack;
+    idle.stack_size = thread_idle_stack_bytes;
     paint(idle.stack_lo, idle.stack_size);
     idle.prio = idle.base_prio = -1;
     idle.task = TERN_NO_TASK;

@@ -56,6 +56,11 @@ uint32_t threads_pool_used(void); /* stack pool bytes handed out so far */
  * for the flagged ones), aligned to TERN_STACK_GUARD. */
 extern uint64_t thread_stack_pool[];
 extern const uint32_t thread_stack_pool_bytes;
+/* The idle thread's stack, also the message layer's (TERN_IDLE_STACK in
+ * the thread models; hybrid's idle runs no handler, interrupts use the
+ * main stack). */
+extern uint64_t thread_idle_stack[];
+extern const uint32_t thread_idle_stack_bytes;
 /* The thread objects, one per thread task, taken in creation order; also
  * defined by the message layer (threads: TERN_MAX_TASKS of them). */
 extern struct thread thread_table[];
