@@ -23,7 +23,7 @@ enum { CONTROL, LOW, MID, HIGH, HIGH2, N_TASKS };
 static const char *const tag[N_TASKS] = {"control", "low", "mid", "high", "high2"};
 
 #define WORK 500u       /* cycles of work around each interesting point */
-#define LONG_WORK 5000u /* low's work after raising the interrupt in L */
+#define LONG_WORK 8000u /* low's work after raising the interrupt in L */
 #define GAP 40000u      /* cycles between scenarios: everything has drained, printing
                          * included (a line takes ~4,000 cycles on the AVR) */
 

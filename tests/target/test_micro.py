@@ -16,6 +16,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 from terntools import micro  # noqa: E402
 
 COUNT = 40
+# Where micro.elf (8 tasks) cannot hold a thread stack per task: the
+# ATmega128's 4 KB under the thread models. The run reports these models
+# as not run, with the kernel's refusal, instead of failing.
+DOES_NOT_FIT = {"atmega128": {"threads", "adaptive"}}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +54,11 @@ def test_every_benchmark_every_model(results: dict[str, dict], board: str) -> No
     got: dict[str, set[str]] = {}
     for r in doc["results"]:
         got.setdefault(r["model"], set()).add(r["name"])
-    assert sorted(got) == sorted(MODELS[board])
+    not_run = doc.get("not_run", {})
+    assert set(not_run) == DOES_NOT_FIT.get(board, set())
+    for reason in not_run.values():
+        assert reason.startswith("no room for the "), reason
+    assert sorted(got) == sorted(doc["models"]) == sorted(set(MODELS[board]) - set(not_run))
     for model, names in got.items():
         threads = model in micro.THREAD_MODELS
         expected = set(micro.ALL_NAMES) - (set() if threads else micro.THREAD_ONLY)
@@ -92,7 +100,7 @@ def test_thread_round_trips_switch(results: dict[str, dict], board: str) -> None
     interrupt) of the same model."""
     doc = _doc(results, board)
     idx = {(r["model"], r["name"]): r for r in doc["results"]}
-    for model in MODELS[board]:
+    for model in doc["models"]:
         if model not in micro.THREAD_MODELS:
             continue
         one_switch = idx[(model, "irq_to_handler_preempt")]["min"]
@@ -103,7 +111,7 @@ def test_thread_round_trips_switch(results: dict[str, dict], board: str) -> None
 def test_footprint_parts(results: dict[str, dict], board: str) -> None:
     doc = _doc(results, board)
     idx = {(r["model"], r["name"]): r["avg"] for r in doc["results"]}
-    for model in MODELS[board]:
+    for model in doc["models"]:
         assert 0 < idx[(model, "kernel_text")] < idx[(model, "min_app_text")]
         assert idx[(model, "kernel_bss")] <= idx[(model, "min_app_bss")]
 

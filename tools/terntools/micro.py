@@ -243,6 +243,20 @@ def patch_image(board: Board, src: Path, dst: Path, count: int) -> None:
         raise MicroError(f"patching {PARAMS_SECTION} of {src} failed: {why}")
 
 
+# How the kernel refuses an app whose thread stacks its RAM cannot hold
+# (kernel/thread.c): the benchmark does not fit the board under that model.
+NO_ROOM = "tern: no room for the "
+
+
+class DoesNotFit(MicroError):
+    """The kernel refused micro.elf for lack of memory under one model."""
+
+    def __init__(self, model: str, reason: str) -> None:
+        super().__init__(f"model {model}: {reason}")
+        self.model = model
+        self.reason = reason
+
+
 def run_model(board: Board, model: str, count: int, timeout: float, root: Path | None, do_build: bool) -> list[dict[str, Any]]:
     """Build (optionally) and run one model; its result rows."""
     out = build.build(board.name, model, root) if do_build else build.build_dir(board.name, model, root)
@@ -255,6 +269,9 @@ def run_model(board: Board, model: str, count: int, timeout: float, root: Path |
     patch_image(board, elf, run_elf, count)
     result = run_image(board, run_elf, timeout)
     text = result.stdout.decode("utf-8", "replace")
+    no_room = [ln for ln in text.splitlines() if ln.startswith(NO_ROOM)]
+    if result.status != 0 and no_room:
+        raise DoesNotFit(model, no_room[0].removeprefix("tern: "))
     if result.status != 0:
         tail = "\n".join(text.strip().splitlines()[-3:])
         why = result.note or f"exit status {result.status}"
@@ -294,8 +311,16 @@ def run_board(
                 progress(f"building {board.name}/{m}")
             build.build(board.name, m, root)
 
+    not_run: dict[str, str] = {}
+
     def one(m: str) -> list[dict[str, Any]]:
-        rows = run_model(board, m, count, timeout, root, do_build=False)
+        try:
+            rows = run_model(board, m, count, timeout, root, do_build=False)
+        except DoesNotFit as exc:
+            not_run[m] = exc.reason
+            if progress:
+                progress(f"{board.name}/{m} does not fit: {exc.reason}")
+            return []
         if progress:
             progress(f"ran {board.name}/{m}")
         return rows
@@ -308,7 +333,8 @@ def run_board(
         "unit": board.unit,
         "count": count,
         "command": command,
-        "models": models,
+        "models": [m for m in models if m not in not_run],
+        "not_run": {m: not_run[m] for m in models if m in not_run},
         "results": results,
     }
     problems = check(doc)
@@ -394,7 +420,12 @@ def text_table(doc: dict[str, Any]) -> str:
     lines = [f"board {doc['board']}, {doc['unit']} (min/avg/max), footprint in bytes"]
     for row in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    lines += _not_run_lines(doc)
     return "\n".join(lines) + "\n"
+
+
+def _not_run_lines(doc: dict[str, Any]) -> list[str]:
+    return [f"{m}: not run, micro.elf does not fit this board ({why})" for m, why in doc.get("not_run", {}).items()]
 
 
 def target_status(doc: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
@@ -445,6 +476,8 @@ def markdown(doc: dict[str, Any]) -> str:
              "subtracted. The trace ring is compiled out of `micro.elf` (`TERN_TRACE_EVENTS=0`). "
              "Emulated time is deterministic: the same image gives the same numbers on every run.")  # fmt: skip
     L.append("")
+    for line in _not_run_lines(doc):
+        L += [f"`{line.split(':')[0]}`:{line.split(':', 1)[1]}.", ""]
     if not threads:
         L.append("`sem_roundtrip` and `yield_roundtrip` are omitted: this board has no thread model.")
         L.append("")
