@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import build, seed000, seed000_report, seed003, sizes, timeline, trace
-from terntools import micro
+from terntools import build, micro, readme, seed000, seed000_report, seed003, sizes, timeline, trace
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -274,6 +273,21 @@ def cmd_size(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- docs readme
+
+
+def cmd_docs_readme(args: argparse.Namespace) -> int:
+    text = _read_text(str(args.readme))
+    filled, done = readme.fill(text, args.docs)
+    if not done:
+        raise UsageError(f"{args.readme} has no '<!-- generated: KIND BOARD -->' block")
+    with _open_out(args.readme) as f:
+        f.write(filled)
+    for block in done:
+        print(f"tern docs readme: {block}")
+    return 0
+
+
 # --------------------------------------------------------------------------- docs timeline
 
 
@@ -423,6 +437,14 @@ def build_parser() -> Parser:
                     help="document to write (default docs/execution-models.md)")
     tl.add_argument("--img-dir", type=Path, metavar="DIR", help="where the PNGs go (default: img/ beside --out)")
     tl.set_defaults(func=cmd_docs_timeline, prog_name="tern docs timeline")
+    rd = docs_sub.add_parser("readme", help="README.md's result tables from the JSON in docs/",
+                             description="Rewrite every '<!-- generated: KIND BOARD -->' block of the README from "
+                             "docs/KIND/BOARD.json (KIND: seed000, seed003, micro).")  # fmt: skip
+    rd.add_argument("--readme", type=Path, default=repo_root() / "README.md", metavar="FILE.md",
+                    help="the file to rewrite (default README.md)")
+    rd.add_argument("--docs", type=Path, default=repo_root() / "docs", metavar="DIR",
+                    help="where the JSON results are (default docs/)")
+    rd.set_defaults(func=cmd_docs_readme, prog_name="tern docs readme")
     docs.set_defaults(func=lambda a: _missing_command(docs), prog_name="tern docs")
 
     parser.set_defaults(func=lambda a: _missing_command(parser), prog_name="tern")
