@@ -1,6 +1,7 @@
-# Kernel sources of each execution model. The run-to-completion models
-# (fifo, priority, stack) share the message scheduler kernel/sched.c and
-# differ only in kernel/policy_<model>.c; the thread models (threads,
+# Kernel sources of each execution model. Every model has the shared
+# message layer kernel/msg.c (in TERN_KERNEL_SOURCES). The run-to-completion
+# models (fifo, priority, stack) share the message scheduler kernel/sched.c
+# and differ only in kernel/policy_<model>.c; the thread models (threads,
 # adaptive) replace sched.c with the thread scheduler and need the arch's
 # context switch (arch/<arch>/context_*.c). hybrid replaces sched.c with
 # kernel/sched_hybrid.c (the stack model for most tasks, the thread

@@ -24,9 +24,11 @@
  * vector pended and runs before the next thread resumes. With no flagged
  * task B is -1 throughout and the dispatch is exactly the stack model's.
  *
- * Routing, multicast copies, ownership and INIT holding follow sched.c. */
+ * Checking, holding and finishing messages, routing and multicast are
+ * msg.c's. */
 #include <string.h>
 
+#include "msg.h"
 #include "policy_order.h"
 #include "thread.h"
 
@@ -42,9 +44,6 @@
 #define TERN_HYBRID_IDLE_STACK 512
 #endif
 
-tern_tcb tern_tasks[TERN_MAX_TASKS];
-tern_counters tern_counters_;
-
 /* Only the flagged tasks take a stack from the pool. */
 uint64_t thread_stack_pool[TERN_HYBRID_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
@@ -56,8 +55,6 @@ const uint32_t thread_idle_stack_bytes = sizeof thread_idle_stack;
 static tern_msg *queue;          /* ready run-to-completion messages, by priority */
 static int8_t running_level = TERN_LEVEL_IDLE; /* top handler on the shared stack */
 static tern_task_id running_task = TERN_NO_TASK;
-static uint32_t next_seq;
-static uint8_t isr_nesting;
 static bool dispatch_pending;
 static uint8_t dispatch_level; /* the highest level posted by the interrupts */
 static bool started;    /* the threads run: handlers may be dispatched */
@@ -65,13 +62,10 @@ static bool any_thread; /* a flagged task has its thread (else B is -1) */
 
 void sched_reset(void)
 {
-    memset(tern_tasks, 0, sizeof tern_tasks);
-    memset(&tern_counters_, 0, sizeof tern_counters_);
+    msg_reset();
     queue = NULL;
     running_level = TERN_LEVEL_IDLE;
     running_task = TERN_NO_TASK;
-    next_seq = 0;
-    isr_nesting = 0;
     dispatch_pending = false;
     started = false;
     any_thread = false;
@@ -100,48 +94,23 @@ tern_task_id sched_running_task(void)
     return running_task != TERN_NO_TASK ? running_task : sched_thread_task();
 }
 
-tern_task_id tern_self(void) { return isr_nesting ? TERN_NO_TASK : sched_running_task(); }
+tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : sched_running_task(); }
 
 /* Not in a thread's own context: an interrupt, or a run-to-completion
  * handler (which runs in a dispatch exception). thread.c refuses to block
  * here (TERN_ESTATE). */
-bool sched_in_isr(void) { return isr_nesting > 0 || running_task != TERN_NO_TASK; }
+bool sched_in_isr(void) { return tern_isr_nesting > 0 || running_task != TERN_NO_TASK; }
 
 /* TERN_TASK_THREAD is honoured: the flagged tasks become threads. */
 bool sched_tasks_are_threads(void) { return true; }
 
-const tern_counters *tern_stats(void)
+/* The switch counters and quanta restart; each stack's deepest use stays. */
+void sched_stats_reset(void)
 {
-    tern_counters_.max_stack_bytes = port_stack_used();
-    return &tern_counters_;
-}
-
-void tern_stats_reset(void)
-{
-    tern_irq_state s = port_irq_save();
-    uint16_t depth = tern_counters_.queue_depth;
-    uint8_t stack = tern_counters_.stack_depth;
-    memset(&tern_counters_, 0, sizeof tern_counters_);
-    tern_counters_.queue_depth = depth;
-    tern_counters_.stack_depth = stack;
     uint32_t stacks[TERN_MAX_TASKS];
     memcpy(stacks, thread_stats.stack_bytes, sizeof stacks);
     memset(&thread_stats, 0, sizeof thread_stats);
     memcpy(thread_stats.stack_bytes, stacks, sizeof stacks);
-    port_irq_restore(s);
-}
-
-static void count_drop(tern_task_id dst, tern_drop_reason why)
-{
-    tern_counters_.dropped[why]++;
-    tern_trace(TERN_EV_DROP, dst, why);
-}
-
-static void discard(tern_msg *m)
-{
-    if ((m->flags & TERN_MSG_HEAP) && m->payload)
-        heap_free(m->payload);
-    msg_free(m);
 }
 
 /* --- Run-to-completion tasks: the stack model on the main stack ---------- */
@@ -149,8 +118,7 @@ static void discard(tern_msg *m)
 static void enqueue(tern_msg *m)
 {
     insert_by_priority(&queue, m);
-    if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
-        tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+    msg_count_waiting();
 }
 
 static tern_msg *take(tern_msg **pp)
@@ -190,17 +158,6 @@ static void dispatch_next(void)
         port_dispatch((*pp)->prio);
 }
 
-static void release_held_queue(tern_tcb *t)
-{
-    while (t->held_head) {
-        tern_msg *m = t->held_head;
-        t->held_head = m->next;
-        m->next = NULL;
-        enqueue(m);
-    }
-    t->held_tail = NULL;
-}
-
 /* Run one message's handler nested on the shared stack (always in handler
  * mode here). Called and returns with interrupts disabled. */
 static void run_msg(tern_msg *m)
@@ -221,34 +178,20 @@ static void run_msg(tern_msg *m)
         tern_counters_.preemptions++;
         tern_trace(TERN_EV_PREEMPT, m->dst, below);
     }
-    tern_counters_.dispatched++;
     port_set_level(running_level);
-    tern_trace(TERN_EV_HANDLER_START, m->dst, m->port);
+    msg_handler_start(m);
     port_irq_enable();
 
     tern_status st = t->desc->handler(t->desc->state, m);
 
     (void)port_irq_save();
-    tern_trace(TERN_EV_HANDLER_END, m->dst, m->port);
-    if (st != TERN_OK)
-        tern_counters_.handler_errors++;
-    if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
-        heap_free(m->payload);
-    tern_port port = m->port;
-    msg_free(m);
-
+    tern_port port = msg_handler_end(m, st);
     t->active = 0;
     running_level = prev_level;
     running_task = prev_task;
     tern_counters_.stack_depth--;
     port_set_level(running_level);
-
-    if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
-        t->state = TASK_READY;
-        release_held_queue(t);
-    } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
-        app_finalize_done((tern_task_id)(t - tern_tasks));
-    }
+    (void)msg_task_handled(t, port);
 }
 
 static void drain_above(int8_t floor)
@@ -295,19 +238,8 @@ static void to_mailbox(thread *t, tern_msg *m)
 {
     if (t->state != T_RECV)
         tern_counters_.queued++;
-    if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
-        tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+    msg_count_waiting();
     mailbox_put(t, m);
-}
-
-static void release_held_mailbox(tern_tcb *t, thread *th)
-{
-    while (t->held_head) {
-        tern_msg *m = t->held_head;
-        t->held_head = m->next;
-        to_mailbox(th, m);
-    }
-    t->held_tail = NULL;
 }
 
 /* The body of a flagged task's thread. */
@@ -318,59 +250,37 @@ static void task_thread(void *arg)
     for (;;) {
         tern_msg *m = thread_receive();
         tern_irq_state s = port_irq_save();
-        tern_counters_.dispatched++;
-        tern_trace(TERN_EV_HANDLER_START, id, m->port);
+        msg_handler_start(m);
         port_irq_restore(s);
 
         tern_status st = t->desc->handler(t->desc->state, m);
 
         s = port_irq_save();
-        tern_trace(TERN_EV_HANDLER_END, id, m->port);
-        if (st != TERN_OK)
-            tern_counters_.handler_errors++;
-        if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
-            heap_free(m->payload);
-        tern_port port = m->port;
-        msg_free(m);
-        bool finished = false;
-        if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
-            t->state = TASK_READY;
-            release_held_mailbox(t, thread_of(id));
-        } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
-            app_finalize_done(id);
-            finished = true;
-        }
+        bool finished = msg_task_handled(t, msg_handler_end(m, st));
         port_irq_restore(s);
         if (finished)
             thread_exit();
     }
 }
 
-/* --- Posting ------------------------------------------------------------ */
-
-static tern_status check_destination(tern_task_id dst, tern_port port)
+/* A held message, released by its task's INIT: to the task's queue or
+ * mailbox. */
+void sched_release_held(tern_msg *m)
 {
-    if (dst >= TERN_MAX_TASKS || tern_tasks[dst].state == TASK_EMPTY) {
-        count_drop(dst, TERN_DROP_NO_TASK);
-        return TERN_ENOTASK;
-    }
-    if (port >= TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports) {
-        count_drop(dst, TERN_DROP_NO_PORT);
-        return TERN_ENOPORT;
-    }
-    if (tern_tasks[dst].state == TASK_FINALIZING && port != TERN_PORT_FINAL) {
-        count_drop(dst, TERN_DROP_FINALIZED);
-        return TERN_ESTATE;
-    }
-    return TERN_OK;
+    if (is_thread_task(m->dst))
+        to_mailbox(thread_of(m->dst), m);
+    else
+        enqueue(m);
 }
+
+/* --- Posting ------------------------------------------------------------ */
 
 /* A run-to-completion message that is not held: start it now, pend its
  * vector, or queue it, by the rules at the top of this file. */
 static void deliver_rtc(tern_msg *m, bool enqueue_only)
 {
     tern_tcb *t = &tern_tasks[m->dst];
-    bool from_isr = isr_nesting > 0;
+    bool from_isr = tern_isr_nesting > 0;
     bool now = !enqueue_only && started && !t->active &&
                policy_preempts(m->prio, running_level, from_isr) &&
                (int8_t)m->prio > thread_level();
@@ -393,52 +303,28 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
     }
 }
 
-/* Deliver one message; interrupts disabled by the caller. */
+/* Deliver one checked message; interrupts disabled by the caller. */
 static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                            uint16_t len, uint8_t flags, bool enqueue_only)
 {
-    tern_tcb *t = &tern_tasks[dst];
     thread *th = NULL;
     if (is_thread_task(dst)) {
         th = thread_of(dst);
         if (!th) { /* the first message (INIT) creates the thread */
-            th = thread_create(dst, t->desc->stack_size, task_thread, (void *)(uintptr_t)dst);
+            th = thread_create(dst, tern_tasks[dst].desc->stack_size, task_thread,
+                               (void *)(uintptr_t)dst);
             any_thread |= th != NULL;
         }
         if (!th) {
-            count_drop(dst, TERN_DROP_NO_MEMORY);
+            msg_count_drop(dst, TERN_DROP_NO_MEMORY);
             return TERN_ENOMEM;
         }
     }
-    tern_msg *m = msg_alloc();
-    if (!m) {
-        count_drop(dst, TERN_DROP_POOL_FULL);
+    tern_msg *m = msg_make(src, dst, port, payload, len, flags);
+    if (!m)
         return TERN_EFULL;
-    }
-    m->next = NULL;
-    m->payload = payload;
-    m->len = len;
-    m->src = src;
-    m->dst = dst;
-    m->port = port;
-    m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (isr_nesting ? TERN_MSG_FROM_ISR : 0));
-    m->prio = t->desc->priority;
-    m->seq = next_seq++;
-    m->posted = clock_now_irqs_off();
-    if ((flags & TERN_MSG_HEAP) && payload)
-        heap_set_owner(payload, TERN_OWNER_TRANSIT);
-    tern_counters_.posted++;
-    tern_trace(TERN_EV_POST, dst, port);
-
-    if (t->state == TASK_CREATED && port != TERN_PORT_INIT) {
-        if (t->held_tail)
-            t->held_tail->next = m;
-        else
-            t->held_head = m;
-        t->held_tail = m;
-        tern_counters_.held++;
+    if (msg_hold(m))
         return TERN_OK;
-    }
     if (th)
         to_mailbox(th, m); /* wakes the thread; a switch follows if it preempts */
     else
@@ -450,12 +336,7 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
                        uint16_t len, uint8_t flags, bool enqueue_only)
 {
     tern_irq_state s = port_irq_save();
-    tern_status st = check_destination(dst, port);
-    if (st == TERN_OK && (flags & TERN_MSG_HEAP) && payload) {
-        st = heap_check_owner(payload, src == TERN_NO_TASK ? TERN_OWNER_KERNEL : src);
-        if (st != TERN_OK)
-            count_drop(dst, TERN_DROP_NO_MEMORY);
-    }
+    tern_status st = msg_check(src, dst, port, payload, flags);
     if (st == TERN_OK)
         st = deliver(src, dst, port, payload, len, flags, enqueue_only);
     port_irq_restore(s);
@@ -465,117 +346,24 @@ tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void 
 tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
                       uint8_t flags)
 {
-    tern_task_id self = isr_nesting                     ? TERN_NO_TASK
+    tern_task_id self = tern_isr_nesting                 ? TERN_NO_TASK
                         : running_task != TERN_NO_TASK ? running_task
                                                        : sched_thread_task(); /* tern_self() */
     return sched_send(self, dst, port, payload, len, flags, false);
 }
 
-/* A multicast copy for every member after the first, so each receiver owns
- * its own payload. */
-static tern_status post_group(tern_task_id src, const tern_group_desc *g, void *payload,
-                              uint16_t len, uint8_t flags)
-{
-    tern_status result = TERN_OK;
-    for (uint8_t i = 0; i < g->n_members; i++) {
-        void *p = payload;
-        if ((flags & TERN_MSG_HEAP) && payload && i + 1 < g->n_members) {
-            p = heap_alloc_for(len, src);
-            if (!p) {
-                count_drop(g->members[i].task, TERN_DROP_NO_MEMORY);
-                result = TERN_ENOMEM;
-                continue;
-            }
-            memcpy(p, payload, len);
-        }
-        tern_status st = sched_send(src, g->members[i].task, g->members[i].port, p, len, flags,
-                                    false);
-        if (st != TERN_OK) {
-            result = st;
-            if (p != payload)
-                tern_free(p);
-        }
-    }
-    return result;
-}
-
-tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t flags)
-{
-    tern_task_id self = tern_self();
-    if (self == TERN_NO_TASK)
-        return TERN_ESTATE;
-    const tern_task_desc *d = tern_tasks[self].desc;
-    const tern_route *r = out_port < d->n_out_ports ? &d->routes[out_port] : NULL;
-    if (!r || r->kind == TERN_ROUTE_NONE) {
-        tern_irq_state s = port_irq_save();
-        count_drop(self, TERN_DROP_NO_ROUTE);
-        port_irq_restore(s);
-        return TERN_ENOROUTE;
-    }
-    if (r->kind == TERN_ROUTE_GROUP)
-        return post_group(self, app_group(r->group), payload, len, flags);
-    return sched_send(self, r->task, r->port, payload, len, flags, false);
-}
-
-void *tern_take(tern_msg *m)
-{
-    if (!m->payload || (m->flags & TERN_MSG_TAKEN))
-        return NULL;
-    tern_task_id self = tern_self();
-    if (m->flags & TERN_MSG_HEAP) {
-        heap_set_owner(m->payload, self == TERN_NO_TASK ? TERN_OWNER_KERNEL : self);
-        m->flags |= TERN_MSG_TAKEN;
-        return m->payload;
-    }
-    void *copy = tern_alloc(m->len ? m->len : 1);
-    if (copy)
-        memcpy(copy, m->payload, m->len);
-    return copy;
-}
-
 void sched_drop_task_messages(tern_task_id id)
 {
-    tern_tcb *t = &tern_tasks[id];
-    for (tern_msg **pp = &queue; *pp;) {
-        tern_msg *m = *pp;
-        if (m->dst != id) {
-            pp = &m->next;
-            continue;
-        }
-        *pp = m->next;
-        tern_counters_.queue_depth--;
-        count_drop(id, TERN_DROP_FINALIZED);
-        discard(m);
-    }
+    msg_drop_waiting(&queue, id);
     thread *th = is_thread_task(id) ? thread_of(id) : NULL;
-    while (th && th->mbox_head) {
-        tern_msg *m = th->mbox_head;
-        th->mbox_head = m->next;
-        tern_counters_.queue_depth--;
-        count_drop(id, TERN_DROP_FINALIZED);
-        discard(m);
-    }
-    if (th)
+    if (th) {
+        msg_drop_waiting(&th->mbox_head, id);
         th->mbox_tail = NULL;
-    while (t->held_head) {
-        tern_msg *m = t->held_head;
-        t->held_head = m->next;
-        count_drop(id, TERN_DROP_FINALIZED);
-        discard(m);
     }
-    t->held_tail = NULL;
+    msg_drop_held(id);
 }
 
 /* --- Interrupts, idle, start -------------------------------------------- */
-
-void tern_isr_enter(void)
-{
-    isr_nesting++;
-    if (tern_idle_waiting)
-        idle_note_wake();
-    tern_counters_.interrupts++;
-    tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
-}
 
 /* A port that cannot pend its context switch (no PendSV) takes it here. */
 __attribute__((weak)) void port_thread_isr_exit(void) {}
@@ -583,7 +371,7 @@ __attribute__((weak)) void port_thread_isr_exit(void) {}
 void tern_isr_exit(void)
 {
     tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
-    if (--isr_nesting == 0) {
+    if (--tern_isr_nesting == 0) {
         if (dispatch_pending) {
             dispatch_pending = false;
             if (any_thread)

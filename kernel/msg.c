@@ -1,0 +1,164 @@
+/* The message layer every execution model shares (the inline steps of a
+ * post and of a handler are in msg.h): the task table, the counters,
+ * routing and multicast, taking a payload, releasing or dropping held
+ * messages, interrupt entry. */
+#include <string.h>
+
+#include "msg.h"
+
+tern_tcb tern_tasks[TERN_MAX_TASKS];
+tern_counters tern_counters_;
+uint8_t tern_isr_nesting;
+uint32_t msg_next_seq;
+
+void msg_reset(void)
+{
+    memset(tern_tasks, 0, sizeof tern_tasks);
+    memset(&tern_counters_, 0, sizeof tern_counters_);
+    msg_next_seq = 0;
+    tern_isr_nesting = 0;
+}
+
+const tern_counters *tern_stats(void)
+{
+    tern_counters_.max_stack_bytes = port_stack_used();
+    return &tern_counters_;
+}
+
+void tern_stats_reset(void)
+{
+    tern_irq_state s = port_irq_save();
+    /* gauges of what waits and what is nested right now, not statistics */
+    uint16_t depth = tern_counters_.queue_depth;
+    uint8_t stack = tern_counters_.stack_depth;
+    memset(&tern_counters_, 0, sizeof tern_counters_);
+    tern_counters_.queue_depth = depth;
+    tern_counters_.stack_depth = stack;
+    sched_stats_reset();
+    port_irq_restore(s);
+}
+
+void msg_count_drop(tern_task_id dst, tern_drop_reason why)
+{
+    tern_counters_.dropped[why]++;
+    tern_trace(TERN_EV_DROP, dst, why);
+}
+
+void msg_task_ready(tern_tcb *t)
+{
+    t->state = TASK_READY;
+    while (t->held_head) {
+        tern_msg *m = t->held_head;
+        t->held_head = m->next;
+        m->next = NULL;
+        sched_release_held(m);
+    }
+    t->held_tail = NULL;
+}
+
+/* A message that will never be handled: its heap payload goes too. */
+static void discard(tern_msg *m)
+{
+    if ((m->flags & TERN_MSG_HEAP) && m->payload)
+        heap_free(m->payload);
+    msg_free(m);
+}
+
+void msg_drop_waiting(tern_msg **list, tern_task_id id)
+{
+    for (tern_msg **pp = list; *pp;) {
+        tern_msg *m = *pp;
+        if (m->dst != id) {
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        tern_counters_.queue_depth--;
+        msg_count_drop(id, TERN_DROP_FINALIZED);
+        discard(m);
+    }
+}
+
+void msg_drop_held(tern_task_id id)
+{
+    tern_tcb *t = &tern_tasks[id];
+    while (t->held_head) {
+        tern_msg *m = t->held_head;
+        t->held_head = m->next;
+        msg_count_drop(id, TERN_DROP_FINALIZED);
+        discard(m);
+    }
+    t->held_tail = NULL;
+}
+
+/* A multicast copy for every member after the first, so each receiver owns
+ * its own payload. */
+static tern_status post_group(tern_task_id src, const tern_group_desc *g, void *payload,
+                              uint16_t len, uint8_t flags)
+{
+    tern_status result = TERN_OK;
+    for (uint8_t i = 0; i < g->n_members; i++) {
+        void *p = payload;
+        if ((flags & TERN_MSG_HEAP) && payload && i + 1 < g->n_members) {
+            p = heap_alloc_for(len, src);
+            if (!p) {
+                msg_count_drop(g->members[i].task, TERN_DROP_NO_MEMORY);
+                result = TERN_ENOMEM;
+                continue;
+            }
+            memcpy(p, payload, len);
+        }
+        tern_status st = sched_send(src, g->members[i].task, g->members[i].port, p, len, flags,
+                                    false);
+        if (st != TERN_OK) {
+            result = st;
+            if (p != payload)
+                tern_free(p);
+        }
+    }
+    return result;
+}
+
+tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t flags)
+{
+    tern_task_id self = tern_self();
+    if (self == TERN_NO_TASK)
+        return TERN_ESTATE;
+    const tern_task_desc *d = tern_tasks[self].desc;
+    const tern_route *r = out_port < d->n_out_ports ? &d->routes[out_port] : NULL;
+    if (!r || r->kind == TERN_ROUTE_NONE) {
+        tern_irq_state s = port_irq_save();
+        msg_count_drop(self, TERN_DROP_NO_ROUTE);
+        port_irq_restore(s);
+        return TERN_ENOROUTE;
+    }
+    if (r->kind == TERN_ROUTE_GROUP)
+        return post_group(self, app_group(r->group), payload, len, flags);
+    return sched_send(self, r->task, r->port, payload, len, flags, false);
+}
+
+void *tern_take(tern_msg *m)
+{
+    if (!m->payload || (m->flags & TERN_MSG_TAKEN))
+        return NULL;
+    tern_task_id self = tern_self();
+    if (m->flags & TERN_MSG_HEAP) {
+        heap_set_owner(m->payload, self == TERN_NO_TASK ? TERN_OWNER_KERNEL : self);
+        m->flags |= TERN_MSG_TAKEN;
+        return m->payload;
+    }
+    void *copy = tern_alloc(m->len ? m->len : 1);
+    if (copy)
+        memcpy(copy, m->payload, m->len);
+    return copy;
+}
+
+/* The model's tern_isr_exit ends what this begins. */
+void tern_isr_enter(void)
+{
+    tern_isr_nesting++;
+    if (tern_idle_waiting) /* checked here: a call on every interrupt costs */
+        idle_note_wake();
+    tern_counters_.interrupts++;
+    tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
+}

@@ -1,0 +1,151 @@
+/* The message layer every execution model shares (msg.c): the task table
+ * and counters, the checks and bookkeeping of a post, holding messages
+ * until their task has handled INIT, what follows a handler, routing and
+ * multicast, finalization. Each model's scheduler (sched.c,
+ * sched_threads.c, sched_hybrid.c) keeps only where a message waits and
+ * how its handler gets the CPU.
+ *
+ * The steps below lie on every post and every handler, so they are inline,
+ * always (-Os would call a step that a model uses twice): each model's
+ * sched_send and handler path compile to one function, as they did before
+ * the layer was shared. */
+#ifndef TERN_KERNEL_MSG_H
+#define TERN_KERNEL_MSG_H
+
+#include "kernel.h"
+
+#define MSG_STEP static inline __attribute__((always_inline))
+
+extern uint8_t tern_isr_nesting; /* interrupt handlers entered and not yet left */
+extern uint32_t msg_next_seq;    /* creation order: the tie-break among equal priorities */
+
+/* msg.c */
+void msg_reset(void); /* task table, counters, sequence, interrupt nesting */
+void msg_count_drop(tern_task_id dst, tern_drop_reason why);
+/* INIT handled: the task is ready; its held messages go to
+ * sched_release_held in arrival order. */
+void msg_task_ready(tern_tcb *t);
+/* Finalization: drop (and count) task id's messages in a queue or mailbox
+ * of waiting ones, and the ones held for its INIT. */
+void msg_drop_waiting(tern_msg **list, tern_task_id id);
+void msg_drop_held(tern_task_id id);
+
+/* What each model's scheduler provides to msg.c. */
+/* A message held until its task handled INIT, now released: let it wait
+ * for its task like any other (never run it here). */
+void sched_release_held(tern_msg *m);
+/* tern_stats_reset: clear the model's own statistics as well. */
+void sched_stats_reset(void);
+
+/* A post to a task or port that does not exist, to a task being finalized
+ * (except its FINAL), or of a heap payload the sender does not own is
+ * refused and counted. Interrupts disabled. */
+MSG_STEP tern_status msg_check(tern_task_id src, tern_task_id dst, tern_port port,
+                              void *payload, uint8_t flags)
+{
+    if (dst >= TERN_MAX_TASKS || tern_tasks[dst].state == TASK_EMPTY) {
+        msg_count_drop(dst, TERN_DROP_NO_TASK);
+        return TERN_ENOTASK;
+    }
+    if (port >= TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports) {
+        msg_count_drop(dst, TERN_DROP_NO_PORT);
+        return TERN_ENOPORT;
+    }
+    if (tern_tasks[dst].state == TASK_FINALIZING && port != TERN_PORT_FINAL) {
+        msg_count_drop(dst, TERN_DROP_FINALIZED);
+        return TERN_ESTATE;
+    }
+    if ((flags & TERN_MSG_HEAP) && payload) {
+        tern_status st = heap_check_owner(payload, src == TERN_NO_TASK ? TERN_OWNER_KERNEL : src);
+        if (st != TERN_OK)
+            msg_count_drop(dst, TERN_DROP_NO_MEMORY);
+        return st;
+    }
+    return TERN_OK;
+}
+
+/* A checked post becomes a message (its heap payload in transit), counted
+ * as posted; NULL, counted as a drop, when the pool is empty. */
+MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
+                           void *payload, uint16_t len, uint8_t flags)
+{
+    tern_msg *m = msg_alloc();
+    if (!m) {
+        msg_count_drop(dst, TERN_DROP_POOL_FULL);
+        return NULL;
+    }
+    m->next = NULL;
+    m->payload = payload;
+    m->len = len;
+    m->src = src;
+    m->dst = dst;
+    m->port = port;
+    m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (tern_isr_nesting ? TERN_MSG_FROM_ISR : 0));
+    m->prio = tern_tasks[dst].desc->priority;
+    m->seq = msg_next_seq++;
+    m->posted = clock_now_irqs_off();
+    if ((flags & TERN_MSG_HEAP) && payload)
+        heap_set_owner(payload, TERN_OWNER_TRANSIT);
+    tern_counters_.posted++;
+    tern_trace(TERN_EV_POST, dst, port);
+    return m;
+}
+
+/* Messages to a task that has not handled INIT yet are held in arrival
+ * order, not lost (seed 002). True if m was held. */
+MSG_STEP bool msg_hold(tern_msg *m)
+{
+    tern_tcb *t = &tern_tasks[m->dst];
+    if (t->state != TASK_CREATED || m->port == TERN_PORT_INIT)
+        return false;
+    if (t->held_tail)
+        t->held_tail->next = m;
+    else
+        t->held_head = m;
+    t->held_tail = m;
+    tern_counters_.held++;
+    return true;
+}
+
+/* One more message waits in a queue or mailbox. */
+MSG_STEP void msg_count_waiting(void)
+{
+    if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
+        tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+}
+
+/* m's handler is about to run. */
+MSG_STEP void msg_handler_start(const tern_msg *m)
+{
+    tern_counters_.dispatched++;
+    tern_trace(TERN_EV_HANDLER_START, m->dst, m->port);
+}
+
+/* m's handler returned st (interrupts disabled again): count an error,
+ * free a heap payload it did not take, free m. Returns m's port. */
+MSG_STEP tern_port msg_handler_end(tern_msg *m, tern_status st)
+{
+    tern_trace(TERN_EV_HANDLER_END, m->dst, m->port);
+    if (st != TERN_OK)
+        tern_counters_.handler_errors++;
+    if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
+        heap_free(m->payload);
+    tern_port port = m->port;
+    msg_free(m);
+    return port;
+}
+
+/* After task t handled a message on `port`: INIT makes it ready, FINAL
+ * completes its finalization. True when the task is finished. */
+MSG_STEP bool msg_task_handled(tern_tcb *t, tern_port port)
+{
+    if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
+        msg_task_ready(t);
+    } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
+        app_finalize_done((tern_task_id)(t - tern_tasks));
+        return true;
+    }
+    return false;
+}
+
+#endif
