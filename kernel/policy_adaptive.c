@@ -40,7 +40,7 @@ static bool is_short(const thread *t) { return t->quantum_left < thread_quantum(
 
 static void start_delta(void)
 {
-    tern_alarm_set(&period, tern_now() + TERN_ADAPTIVE_DELTA * thread_quantum(), 0);
+    tern_alarm_set(&period, tern_now() + (tern_time)TERN_ADAPTIVE_DELTA * thread_quantum(), 0);
 }
 
 static void leave_pf(void)
@@ -67,7 +67,7 @@ static void period_ends(tern_alarm *a, void *arg)
     }
     pf = true;
     thread_stats.pf_entered++;
-    tern_alarm_set(a, tern_now() + TERN_ADAPTIVE_PF_QUANTA * thread_quantum(), 0);
+    tern_alarm_set(a, tern_now() + (tern_time)TERN_ADAPTIVE_PF_QUANTA * thread_quantum(), 0);
     thread *s = ready_first(is_short);
     if (s && c->state == T_RUNNING && c->prio >= 0 && c->long_run && s->prio == c->prio) {
         evict = c;
@@ -100,7 +100,7 @@ void tpolicy_switched(const thread *prev, const thread *next)
 
 thread *tpolicy_pick(void)
 {
-    thread *first = ready_first(NULL);
+    thread *first = ready_top();
     if (!pf || !first)
         return first;
     thread *s = ready_first(is_short);

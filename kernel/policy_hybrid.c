@@ -36,7 +36,7 @@ void tpolicy_switched(const thread *prev, const thread *next)
 
 void tpolicy_level_dropped(void) { sched_hybrid_level_dropped(); }
 
-thread *tpolicy_pick(void) { return ready_first(NULL); }
+thread *tpolicy_pick(void) { return ready_top(); }
 
 bool tpolicy_preempts(const thread *run, const thread *cand) { return cand->prio > run->prio; }
 

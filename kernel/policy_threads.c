@@ -14,7 +14,7 @@ void tpolicy_switched(const thread *prev, const thread *next)
     (void)next;
 }
 
-thread *tpolicy_pick(void) { return ready_first(NULL); }
+thread *tpolicy_pick(void) { return ready_top(); }
 
 bool tpolicy_preempts(const thread *run, const thread *cand) { return cand->prio > run->prio; }
 

@@ -11,23 +11,108 @@
 
 #define STACK_PAINT 0x5453544bu /* "KTST" */
 
+/* One bit per priority level, in the narrowest type that holds them: on an
+ * 8-bit CPU every byte of a mask costs instructions on the switch path. */
+#if TERN_PRIO_LEVELS <= 8
+typedef uint8_t level_mask;
+#elif TERN_PRIO_LEVELS <= 16
+typedef uint16_t level_mask;
+#else
+typedef uint32_t level_mask;
+#endif
+
+typedef struct {
+    thread *head, *tail;
+} ready_queue;
+
 tern_thread_stats thread_stats;
 
 static uint8_t threads_used; /* slots of thread_table handed out */
 static thread idle;
 static thread *task_threads[TERN_MAX_TASKS];
 static thread *current;
-static thread *ready_head[TERN_PRIO_LEVELS], *ready_tail[TERN_PRIO_LEVELS];
-static uint32_t ready_mask; /* bit k: level k has a ready thread */
+static ready_queue ready[TERN_PRIO_LEVELS]; /* one FIFO per level */
+static level_mask ready_mask;               /* bit k: level k has a ready thread */
 static bool started;
 static tern_alarm slice_alarm;
-static tern_time quantum;
+static uint32_t quantum; /* ticks */
 
 static uint32_t pool_used;
 
 _Static_assert((TERN_STACK_GUARD & (TERN_STACK_GUARD - 1)) == 0 && TERN_STACK_GUARD >= 32,
                "TERN_STACK_GUARD must be a power of two >= 32");
-_Static_assert(TERN_PRIO_LEVELS <= 32, "ready_mask has 32 bits");
+_Static_assert(TERN_PRIO_LEVELS <= 32, "level_mask has at most 32 bits");
+
+#if !THREAD_WIDE_CPU /* a shift by a variable count is a loop: look the bit up */
+static const level_mask level_bits[TERN_PRIO_LEVELS] = {
+#define B_(k) (level_mask)((level_mask)1 << (k))
+    B_(0), B_(1), B_(2), B_(3), B_(4), B_(5), B_(6), B_(7),
+#if TERN_PRIO_LEVELS > 8
+    B_(8), B_(9), B_(10), B_(11), B_(12), B_(13), B_(14), B_(15),
+#endif
+#if TERN_PRIO_LEVELS > 16
+    B_(16), B_(17), B_(18), B_(19), B_(20), B_(21), B_(22), B_(23),
+    B_(24), B_(25), B_(26), B_(27), B_(28), B_(29), B_(30), B_(31),
+#endif
+#undef B_
+};
+#endif
+
+#define HOT static inline __attribute__((always_inline)) /* -Os would call it */
+
+HOT level_mask level_bit(int8_t p)
+{
+#if THREAD_WIDE_CPU
+    return (level_mask)((level_mask)1 << p);
+#else
+    return level_bits[p];
+#endif
+}
+
+/* The highest set bit of a non-zero mask. */
+HOT int8_t top_level(level_mask m)
+{
+#if THREAD_WIDE_CPU
+    return (int8_t)(31 - __builtin_clz((unsigned)m));
+#else
+    int8_t p = 0;
+#if TERN_PRIO_LEVELS > 16
+    if (m >> 16) {
+        m >>= 16;
+        p = 16;
+    }
+#endif
+#if TERN_PRIO_LEVELS > 8
+    if ((uint16_t)m >> 8) {
+        m >>= 8;
+        p += 8;
+    }
+#endif
+    uint8_t b = (uint8_t)m;
+    if (b & 0xf0u) {
+        b >>= 4;
+        p += 4;
+    }
+    if (b & 0x0cu) {
+        b >>= 2;
+        p += 2;
+    }
+    return (int8_t)(p + (b >> 1));
+#endif
+}
+
+/* The clock when a thread gets the CPU (thread_stamp, thread.h), with
+ * interrupts disabled. An 8-bit CPU needs only the low 32 bits: on a
+ * 32-bit counter they are the raw count (clock.c only adds whole wraps
+ * above it), without the 64-bit extension. */
+HOT thread_stamp clock_stamp(void)
+{
+#if THREAD_WIDE_CPU
+    return clock_now_irqs_off();
+#else
+    return port_board.counter_bits >= 32 ? port_counter_read() : (uint32_t)clock_now_irqs_off();
+#endif
+}
 
 static void slice_ends(tern_alarm *a, void *arg);
 
@@ -38,18 +123,20 @@ void threads_reset(void)
     memset(&idle, 0, sizeof idle);
     memset(task_threads, 0, sizeof task_threads);
     memset(&thread_stats, 0, sizeof thread_stats);
-    memset(ready_head, 0, sizeof ready_head);
-    memset(ready_tail, 0, sizeof ready_tail);
+    memset(ready, 0, sizeof ready);
     ready_mask = 0;
     current = NULL;
     started = false;
     pool_used = 0;
-    quantum = tern_cycles_to_ticks(TERN_SLICE_CYCLES);
+    /* at most 2^30 ticks: deadlines a quantum apart compare as signed
+     * 32-bit differences */
+    tern_time q = tern_cycles_to_ticks(TERN_SLICE_CYCLES);
+    quantum = q < ((tern_time)1 << 30) ? (uint32_t)q : (uint32_t)1 << 30;
     tern_alarm_init(&slice_alarm, slice_ends, NULL);
     tpolicy_reset();
 }
 
-tern_time thread_quantum(void) { return quantum; }
+uint32_t thread_quantum(void) { return quantum; }
 thread *thread_of(tern_task_id task) { return task < TERN_MAX_TASKS ? task_threads[task] : NULL; }
 thread *thread_current(void) { return current; }
 bool threads_started(void) { return started; }
@@ -59,7 +146,7 @@ uint32_t threads_pool_used(void) { return pool_used; }
 int8_t threads_level(void)
 {
     int8_t level = current && current->state == T_RUNNING ? current->prio : TERN_LEVEL_IDLE;
-    const thread *top = ready_first(NULL);
+    const thread *top = ready_top();
     return top && top->prio > level ? top->prio : level;
 }
 
@@ -67,65 +154,63 @@ int8_t threads_level(void)
 
 static void ready_push(thread *t, bool at_head)
 {
-    int p = t->prio;
+    ready_queue *q = &ready[t->prio];
     t->state = T_READY;
-    if (at_head) {
-        t->next = ready_head[p];
-        ready_head[p] = t;
-        if (!ready_tail[p])
-            ready_tail[p] = t;
+    if (!q->head) {
+        t->next = NULL;
+        q->head = q->tail = t;
+        ready_mask |= level_bit(t->prio);
+    } else if (at_head) {
+        t->next = q->head;
+        q->head = t;
     } else {
         t->next = NULL;
-        if (ready_tail[p])
-            ready_tail[p]->next = t;
-        else
-            ready_head[p] = t;
-        ready_tail[p] = t;
+        q->tail->next = t;
+        q->tail = t;
     }
-    ready_mask |= (uint32_t)1 << p;
 }
 
 static void ready_remove(thread *t)
 {
-    int p = t->prio;
-    thread *prev = NULL;
-    for (thread *q = ready_head[p]; q; prev = q, q = q->next) {
-        if (q != t)
-            continue;
-        if (prev)
-            prev->next = q->next;
-        else
-            ready_head[p] = q->next;
-        if (ready_tail[p] == q)
-            ready_tail[p] = prev;
-        break;
+    ready_queue *q = &ready[t->prio];
+    if (q->head == t) { /* the usual case: the thread chosen to run */
+        q->head = t->next;
+    } else {
+        thread *prev = q->head;
+        while (prev && prev->next != t)
+            prev = prev->next;
+        if (!prev)
+            return; /* not queued */
+        prev->next = t->next;
+        if (q->tail == t)
+            q->tail = prev;
     }
     t->next = NULL;
-    if (!ready_head[p])
-        ready_mask &= ~((uint32_t)1 << p);
+    if (!q->head) {
+        q->tail = NULL;
+        ready_mask &= (level_mask)~level_bit(t->prio);
+    }
 }
 
-/* The first ready thread, highest level first, that `accept` takes (all
- * when accept is NULL). */
+thread *ready_top(void) { return ready_mask ? ready[top_level(ready_mask)].head : NULL; }
+
+/* The first ready thread, highest level first, that `accept` takes. */
 thread *ready_first(bool (*accept)(const thread *t))
 {
-    if (!accept) /* the common question: one count-leading-zeros (of a long:
-                  * an int has 16 bits on the AVR) */
-        return ready_mask ? ready_head[(int)(8 * sizeof(long) - 1) - __builtin_clzl(ready_mask)]
-                          : NULL;
-    for (int p = TERN_PRIO_LEVELS - 1; p >= 0; p--) {
-        if (!(ready_mask & ((uint32_t)1 << p)))
+    for (int8_t p = TERN_PRIO_LEVELS - 1; p >= 0; p--) {
+        if (!(ready_mask & level_bit(p)))
             continue;
-        for (thread *t = ready_head[p]; t; t = t->next)
+        for (thread *t = ready[p].head; t; t = t->next)
             if (accept(t))
                 return t;
     }
     return NULL;
 }
 
-static bool peer_ready(const thread *t)
+/* A ready thread of t's level or above (above: it is about to preempt t). */
+HOT bool peer_ready(const thread *t)
 {
-    return t->prio >= 0 && (ready_mask >> t->prio) != 0;
+    return t->prio >= 0 && ready_mask && top_level(ready_mask) >= t->prio;
 }
 
 /* --- Switching ------------------------------------------------------------ */
@@ -151,12 +236,36 @@ static void reschedule(void)
         port_thread_switch();
 }
 
-static void arm_slice(void)
+/* The slice alarm is armed only while a thread of the running level waits
+ * (tickless). Switching between threads of one level leaves it armed when
+ * it goes off no later than the incoming thread's quantum ends: re-arming
+ * costs a list insertion and a clock read on every switch, an early
+ * alarm only a slice_ends that re-arms it for the running thread. */
+static uint32_t slice_due; /* low 32 bits of the armed deadline */
+
+static __attribute__((noinline)) void slice_set(thread_stamp due)
 {
-    if (current != &idle && peer_ready(current))
-        tern_alarm_set(&slice_alarm, current->run_start + current->quantum_left, 0);
-    else if (slice_alarm.armed)
+#if THREAD_WIDE_CPU
+    tern_time deadline = due; /* a past one goes off at once */
+#else
+    (void)due; /* only its low 32 bits: extended from a clock read */
+    tern_time now = tern_now();
+    uint32_t used = (uint32_t)now - current->run_start;
+    tern_time deadline = now + (used < current->quantum_left ? current->quantum_left - used : 0);
+#endif
+    slice_due = (uint32_t)deadline;
+    tern_alarm_set(&slice_alarm, deadline, 0);
+}
+
+HOT void arm_slice(void)
+{
+    if (current != &idle && peer_ready(current)) {
+        thread_stamp due = current->run_start + current->quantum_left;
+        if (!slice_alarm.armed || (int32_t)(slice_due - (uint32_t)due) > 0)
+            slice_set(due);
+    } else if (slice_alarm.armed) {
         tern_alarm_cancel(&slice_alarm);
+    }
 }
 
 static void make_ready(thread *t)
@@ -167,22 +276,28 @@ static void make_ready(thread *t)
     reschedule();
 }
 
-/* Interrupt context: the running thread's quantum is over. It is preempted
- * only when a peer waits and the policy agrees; otherwise it gets a new
- * quantum and runs on. */
+/* Interrupt context: the running thread's quantum is over (or the alarm
+ * was left armed for an earlier thread of the level: re-armed for this
+ * one). It is preempted only when a peer waits and the policy agrees;
+ * otherwise it gets a new quantum and runs on. */
 static void slice_ends(tern_alarm *a, void *arg)
 {
     (void)a;
     (void)arg;
     if (!started || current == &idle)
         return;
+    tern_time now = tern_now();
+    if ((uint32_t)now - (uint32_t)current->run_start < current->quantum_left) {
+        arm_slice();
+        return;
+    }
     if (peer_ready(current) && tpolicy_slice_preempts(current)) {
         current->expired = 1;
         thread_stats.slices++;
         port_thread_switch();
         return;
     }
-    current->run_start = tern_now(); /* long or short stays as it was dispatched */
+    current->run_start = (thread_stamp)now; /* long or short stays as it was dispatched */
     current->quantum_left = quantum;
     arm_slice();
 }
@@ -209,29 +324,32 @@ static void check_stack(const thread *t, const void *sp)
         thread_stack_overflow(t, sp);
 }
 
-/* A thread leaves the CPU: what is left of its quantum (seed 003 5.3). A
- * thread that blocks keeps the rest and counts as short (alpha) when it
- * comes back; one preempted while ready gets a full quantum (beta). */
-static void switch_out(thread *t, tern_time now, bool still_ready)
+/* A thread other than idle leaves the CPU at `now`: what is left of its
+ * quantum (seed 003 5.3). A thread that blocks keeps the rest and counts as
+ * short (alpha) when it comes back; one preempted while ready gets a full
+ * quantum (beta). 32-bit deltas: a run of 2^32 ticks or more (171 s at
+ * mps2-an385's 25 MHz) is taken modulo 2^32, which only moves where in its
+ * quantum such a thread stands when it blocks. */
+HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
 {
-    if (t == &idle)
-        return;
-    tern_time used = now - t->run_start;
     if (still_ready || t->expired) {
         t->quantum_left = quantum;
-    } else if (used < t->quantum_left) {
+        return;
+    }
+    uint32_t used = (uint32_t)now - (uint32_t)t->run_start;
+    if (used < t->quantum_left) {
         t->quantum_left -= used;
-    } else {
-        tern_time over = (used - t->quantum_left) % quantum;
+    } else { /* it ran on alone past its quantum */
+        uint32_t over = (used - t->quantum_left) % quantum;
         t->quantum_left = over ? quantum - over : quantum;
     }
 }
 
-/* Called by the port's switch routine with the running thread's saved
- * stack pointer; returns the stack pointer of the thread to run. */
+/* Called by the port's switch routine, interrupts disabled, with the
+ * running thread's saved stack pointer; returns the stack pointer of the
+ * thread to run. */
 void *thread_switch(void *sp)
 {
-    tern_irq_state s = port_irq_save();
     thread *prev = current;
     prev->sp = sp;
     check_stack(prev, sp);
@@ -242,11 +360,10 @@ void *thread_switch(void *sp)
         if (!go) {
             if (prev->expired) { /* its peer left meanwhile: a new quantum */
                 prev->expired = 0;
-                prev->run_start = tern_now();
+                prev->run_start = clock_stamp();
                 prev->quantum_left = quantum;
                 arm_slice();
             }
-            port_irq_restore(s);
             return sp;
         }
     }
@@ -255,14 +372,15 @@ void *thread_switch(void *sp)
         if (prev->state == T_READY)
             ready_remove(prev);
         prev->state = T_RUNNING;
-        port_irq_restore(s);
         return sp;
     }
-    tern_time now = tern_now();
-    switch_out(prev, now, still_ready && prev != &idle);
-    if (still_ready && prev != &idle)
-        ready_push(prev, !prev->expired); /* preempted by priority: resumes first */
-    prev->expired = 0;
+    thread_stamp now = clock_stamp(); /* the one clock read of a switch */
+    if (prev != &idle) {
+        switch_out(prev, now, still_ready);
+        if (still_ready)
+            ready_push(prev, !prev->expired); /* preempted by priority: resumes first */
+        prev->expired = 0;
+    }
     if (next != &idle)
         ready_remove(next);
     next->state = T_RUNNING;
@@ -285,7 +403,6 @@ void *thread_switch(void *sp)
         thread_stats.switched_in[next->task]++;
     tern_trace(TERN_EV_CTX_SWITCH, prev->task, next->task);
     port_thread_guard(next->stack_lo, TERN_STACK_GUARD);
-    port_irq_restore(s);
     return next->sp;
 }
 
@@ -416,7 +533,7 @@ tern_status tern_yield(void)
         port_irq_restore(s);
         return TERN_ESTATE;
     }
-    if (ready_head[current->prio]) { /* a peer waits: go behind it */
+    if (ready[current->prio].head) { /* a peer waits: go behind it */
         ready_push(current, false);
         port_thread_switch();
     }

@@ -5,8 +5,30 @@
 #ifndef TERN_KERNEL_THREAD_H
 #define TERN_KERNEL_THREAD_H
 
+#include <limits.h>
+
 #include "kernel.h"
 #include "tern/thread.h"
+
+/* A CPU whose int has 32 bits (Cortex-M) adds 64-bit numbers, shifts by a
+ * variable count and counts leading zeros in an instruction or two; an
+ * 8-bit one (the AVR: 16-bit int) pays a loop or a libgcc call for each,
+ * so the switch path takes other roads there (thread.c). */
+#if UINT_MAX >= 0xffffffffu
+#define THREAD_WIDE_CPU 1
+#else
+#define THREAD_WIDE_CPU 0
+#endif
+
+/* The clock when a thread got the CPU. The quantum arithmetic uses its low
+ * 32 bits; a wide CPU keeps all 64, as cheap to read there, so setting the
+ * slice alarm needs no second clock read; an 8-bit one keeps 32 and reads
+ * the clock when it sets that alarm, which is rarer than a switch. */
+#if THREAD_WIDE_CPU
+typedef tern_time thread_stamp;
+#else
+typedef uint32_t thread_stamp;
+#endif
 
 typedef enum {
     T_READY = 0, /* in a ready queue */
@@ -19,23 +41,25 @@ typedef enum {
 } thread_state;
 
 typedef struct thread {
+    /* the switch path's fields first: small offsets load in one
+     * instruction on the AVR */
     void *sp;              /* saved stack pointer while switched out */
     struct thread *next;   /* ready queue or wait list */
     uint8_t *stack_lo;     /* lowest byte: the guard starts here */
+    int8_t prio;           /* effective: base or inherited; idle = -1 */
+    uint8_t state;         /* thread_state */
+    uint8_t task;          /* task id, TERN_NO_TASK for idle */
+    uint8_t expired;       /* its quantum ran out with a peer waiting */
+    uint8_t long_run;      /* started its run with a full quantum (seed 003 beta) */
+    int8_t base_prio;
+    thread_stamp run_start; /* the clock when it last got the CPU */
+    uint32_t quantum_left; /* ticks of its quantum still unused */
     uint32_t stack_size;
     tern_msg *mbox_head, *mbox_tail; /* messages for the task, arrival order */
     tern_mutex *held;      /* mutexes it owns (for inheritance) */
     tern_mutex *blocked_on;
     void *wait_list;       /* the list (thread **) it waits in, if any */
     tern_alarm wake;       /* tern_sleep */
-    tern_time run_start;   /* clock when it last got the CPU */
-    tern_time quantum_left; /* ticks of its quantum still unused */
-    int8_t prio;           /* effective: base or inherited; idle = -1 */
-    int8_t base_prio;
-    uint8_t state;         /* thread_state */
-    uint8_t task;          /* task id, TERN_NO_TASK for idle */
-    uint8_t expired;       /* its quantum ran out with a peer waiting */
-    uint8_t long_run;      /* started its run with a full quantum (seed 003 beta) */
 } thread;
 
 /* Scheduler (thread.c); interrupts disabled unless said otherwise. */
@@ -93,8 +117,9 @@ void tpolicy_level_dropped(void);
 void sched_hybrid_level_dropped(void);
 
 /* For the policies: ready queues and the quantum. */
-thread *ready_first(bool (*accept)(const thread *t));
-tern_time thread_quantum(void);
+thread *ready_top(void); /* the thread at the head of the highest ready level */
+thread *ready_first(bool (*accept)(const thread *t)); /* the first one accept takes */
+uint32_t thread_quantum(void); /* ticks */
 void thread_request_switch(void);
 extern tern_thread_stats thread_stats;
 
@@ -116,6 +141,7 @@ void port_thread_isr_exit(void);
 /* The thread whose stack starts at stack_lo is about to run: protect its
  * guard bytes if the CPU can (MPU); a no-op otherwise. */
 void port_thread_guard(uint8_t *stack_lo, uint32_t bytes);
+/* The port's switch routine calls it with interrupts disabled. */
 void *thread_switch(void *sp);
 
 #endif

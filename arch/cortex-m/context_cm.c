@@ -125,15 +125,19 @@ void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg)
 
 /* PendSV: save r4-r11 below the hardware frame, let the kernel choose, and
  * resume whichever thread it returns. r4 carries EXC_RETURN across the
- * call (thread_switch preserves it as a callee-saved register). */
+ * call (thread_switch preserves it as a callee-saved register). The kernel
+ * chooses with interrupts masked; PendSV, the lowest priority, only runs
+ * when PRIMASK is clear, so it is cleared again after. */
 __attribute__((naked)) void cm_pendsv(void)
 {
     __asm volatile("mrs r0, psp\n\t"
                    "stmdb r0!, {r4-r11}\n\t"
                    "mov r4, lr\n\t"
+                   "cpsid i\n\t"
                    "bl thread_switch\n\t"
                    "mov lr, r4\n\t"
                    "ldmia r0!, {r4-r11}\n\t"
                    "msr psp, r0\n\t"
+                   "cpsie i\n\t"
                    "bx lr\n");
 }

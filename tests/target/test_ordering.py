@@ -61,13 +61,13 @@ LONG_WORK = 8000  # apps/ordering/ordering.c: low's work after raising the inter
 # and 852; lm3s6965evb adaptive up to 1006. The thread models pay a full
 # context switch from the idle thread (seed 000 VI-B: ~1200 cycles on
 # MANTIS), hence their own bound. atmega128 (cycles): 2939 (stack) to 3407
-# (priority) from idle, 1425 preempting (stack); threads 4982 and 3593,
-# adaptive 5106 and 3663. The 8-bit CPU pays for the 64-bit clock and
+# (priority) from idle, 1425 preempting (stack); threads 4079 and 2703,
+# adaptive 4151 and 2773. The 8-bit CPU pays for the 64-bit clock and
 # deadline arithmetic, ~250 cycles per clock read (`tern-simavr --profile`,
 # see docs/boards.md); fifo and priority close the idle period's accounting
-# before they dispatch, and a thread switch does 64-bit quantum accounting.
+# before they dispatch, and a thread switch adds ~1100 cycles.
 LATENCY_BOUND = {"cortex-m": 1000, "avr": 3800}
-THREAD_LATENCY_BOUND = {"cortex-m": 1200, "avr": 5600}
+THREAD_LATENCY_BOUND = {"cortex-m": 1200, "avr": 4400}
 
 
 def test_scenarios_run_in_the_models_order(board_model: tuple[str, str]) -> None:
