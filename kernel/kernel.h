@@ -23,10 +23,11 @@ typedef struct {
     tern_alarm timers[TERN_TIMERS_PER_TASK];
 } tern_tcb;
 
+/* The message layer (msg.c, msg.h). */
 extern tern_tcb tern_tasks[TERN_MAX_TASKS];
 extern tern_counters tern_counters_;
 
-/* Scheduler (sched.c). */
+/* Scheduler: sched.c, or the model's sched_threads.c / sched_hybrid.c. */
 void sched_reset(void);
 bool sched_run_next(void); /* main loop: run one ready message, false if none */
 bool sched_has_ready(void);

@@ -64,11 +64,13 @@ static void discard(tern_msg *m)
     msg_free(m);
 }
 
-void msg_drop_waiting(tern_msg **list, tern_task_id id)
+void msg_drop_waiting(tern_msg **head, tern_msg **tail, tern_task_id id)
 {
-    for (tern_msg **pp = list; *pp;) {
+    tern_msg *last = NULL; /* the last message kept */
+    for (tern_msg **pp = head; *pp;) {
         tern_msg *m = *pp;
         if (m->dst != id) {
+            last = m;
             pp = &m->next;
             continue;
         }
@@ -77,6 +79,8 @@ void msg_drop_waiting(tern_msg **list, tern_task_id id)
         msg_count_drop(id, TERN_DROP_FINALIZED);
         discard(m);
     }
+    if (tail)
+        *tail = last;
 }
 
 void msg_drop_held(tern_task_id id)

@@ -25,9 +25,10 @@ void msg_count_drop(tern_task_id dst, tern_drop_reason why);
 /* INIT handled: the task is ready; its held messages go to
  * sched_release_held in arrival order. */
 void msg_task_ready(tern_tcb *t);
-/* Finalization: drop (and count) task id's messages in a queue or mailbox
- * of waiting ones, and the ones held for its INIT. */
-void msg_drop_waiting(tern_msg **list, tern_task_id id);
+/* Finalization: drop (and count) task id's messages in a list of waiting
+ * ones (a queue, or a mailbox whose tail is kept too), and the ones held
+ * for its INIT. */
+void msg_drop_waiting(tern_msg **head, tern_msg **tail, tern_task_id id);
 void msg_drop_held(tern_task_id id);
 
 /* What each model's scheduler provides to msg.c. */
@@ -62,6 +63,27 @@ MSG_STEP tern_status msg_check(tern_task_id src, tern_task_id dst, tern_port por
         return st;
     }
     return TERN_OK;
+}
+
+/* Places a checked post: makes the message (msg_make), holds it (msg_hold)
+ * or gives it to its task the model's way. Interrupts disabled. */
+typedef tern_status msg_deliver_fn(tern_task_id src, tern_task_id dst, tern_port port,
+                                   void *payload, uint16_t len, uint8_t flags,
+                                   bool enqueue_only);
+
+/* Every model's sched_send: check the post, then `deliver` it, interrupts
+ * disabled throughout. `deliver` is a constant, so the call is direct and
+ * compiles inline as one function, as before the layer was shared. */
+MSG_STEP tern_status msg_send(tern_task_id src, tern_task_id dst, tern_port port,
+                              void *payload, uint16_t len, uint8_t flags, bool enqueue_only,
+                              msg_deliver_fn *deliver)
+{
+    tern_irq_state s = port_irq_save();
+    tern_status st = msg_check(src, dst, port, payload, flags);
+    if (st == TERN_OK)
+        st = deliver(src, dst, port, payload, len, flags, enqueue_only);
+    port_irq_restore(s);
+    return st;
 }
 
 /* A checked post becomes a message (its heap payload in transit), counted
@@ -114,6 +136,16 @@ MSG_STEP void msg_count_waiting(void)
         tern_counters_.max_queue_depth = tern_counters_.queue_depth;
 }
 
+/* The waiting message *pp points at leaves its queue, to run. */
+MSG_STEP tern_msg *msg_take_waiting(tern_msg **pp)
+{
+    tern_msg *m = *pp;
+    *pp = m->next;
+    m->next = NULL;
+    tern_counters_.queue_depth--;
+    return m;
+}
+
 /* m's handler is about to run. */
 MSG_STEP void msg_handler_start(const tern_msg *m)
 {
@@ -146,6 +178,45 @@ MSG_STEP bool msg_task_handled(tern_tcb *t, tern_port port)
         return true;
     }
     return false;
+}
+
+/* The top of the shared stack in the models that nest run-to-completion
+ * handlers (sched.c; sched_hybrid.c's tasks that are not threads). */
+typedef struct {
+    int8_t level;      /* the top handler's priority, TERN_LEVEL_IDLE for none */
+    tern_task_id task; /* its task, TERN_NO_TASK for none */
+} msg_stack_top;
+
+/* Run m's handler nested on the shared stack above *top, counting a
+ * preemption of task `below` unless it is TERN_NO_TASK. Called and returns
+ * with interrupts disabled; the handler runs with them enabled. */
+MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below)
+{
+    tern_tcb *t = &tern_tasks[m->dst];
+    msg_stack_top prev = *top;
+
+    t->active = 1;
+    top->level = (int8_t)m->prio;
+    top->task = m->dst;
+    if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
+        tern_counters_.max_stack_depth = tern_counters_.stack_depth;
+    if (below != TERN_NO_TASK) {
+        tern_counters_.preemptions++;
+        tern_trace(TERN_EV_PREEMPT, m->dst, below);
+    }
+    port_set_level(top->level);
+    msg_handler_start(m);
+    port_irq_enable();
+
+    tern_status st = t->desc->handler(t->desc->state, m);
+
+    (void)port_irq_save();
+    tern_port port = msg_handler_end(m, st);
+    t->active = 0;
+    *top = prev;
+    tern_counters_.stack_depth--;
+    port_set_level(top->level);
+    (void)msg_task_handled(t, port);
 }
 
 #endif

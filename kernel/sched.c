@@ -6,8 +6,7 @@
 #include "msg.h"
 
 static tern_msg *queue;          /* ready messages, in policy order */
-static int8_t running_level = TERN_LEVEL_IDLE;
-static tern_task_id running_task = TERN_NO_TASK;
+static msg_stack_top top = {TERN_LEVEL_IDLE, TERN_NO_TASK}; /* the handler running now */
 static bool dispatch_pending;
 static uint8_t dispatch_level;
 
@@ -15,14 +14,20 @@ void sched_reset(void)
 {
     msg_reset();
     queue = NULL;
-    running_level = TERN_LEVEL_IDLE;
-    running_task = TERN_NO_TASK;
+    top = (msg_stack_top){TERN_LEVEL_IDLE, TERN_NO_TASK};
     dispatch_pending = false;
 }
 
-tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : running_task; }
+tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : top.task; }
 
-tern_task_id sched_running_task(void) { return running_task; }
+tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
+                      uint8_t flags)
+{
+    tern_task_id self = tern_isr_nesting ? TERN_NO_TASK : top.task; /* tern_self(), inline */
+    return sched_send(self, dst, port, payload, len, flags, false);
+}
+
+tern_task_id sched_running_task(void) { return top.task; }
 
 bool sched_in_isr(void) { return tern_isr_nesting > 0; }
 
@@ -34,21 +39,11 @@ static void enqueue(tern_msg *m)
     msg_count_waiting();
 }
 
-/* Remove the message *pp points at from the queue. */
-static tern_msg *take(tern_msg **pp)
-{
-    tern_msg *m = *pp;
-    *pp = m->next;
-    m->next = NULL;
-    tern_counters_.queue_depth--;
-    return m;
-}
-
 /* First message that may run above `floor`: its task is not already on the
  * stack (seed 002: such messages wait) and its priority is strictly higher
  * than the handler below (seed 002 V-B: otherwise the stack top resumes).
  * The queue is in policy order, so the first match is the one to run.
- * Returns the link that points at it, so take() needs no second walk. */
+ * Returns the link that points at it, so taking it needs no second walk. */
 static tern_msg **pick(int8_t floor)
 {
     for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next) {
@@ -63,38 +58,9 @@ static tern_msg **pick(int8_t floor)
 
 void sched_release_held(tern_msg *m) { enqueue(m); }
 
-/* Run one message's handler nested on the current stack. Called and
- * returns with interrupts disabled; the handler runs with them enabled. */
-static void run_msg(tern_msg *m)
-{
-    tern_tcb *t = &tern_tasks[m->dst];
-    int8_t prev_level = running_level;
-    tern_task_id prev_task = running_task;
-
-    t->active = 1;
-    running_level = (int8_t)m->prio;
-    running_task = m->dst;
-    if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
-        tern_counters_.max_stack_depth = tern_counters_.stack_depth;
-    if (prev_task != TERN_NO_TASK) {
-        tern_counters_.preemptions++;
-        tern_trace(TERN_EV_PREEMPT, m->dst, prev_task);
-    }
-    port_set_level(running_level);
-    msg_handler_start(m);
-    port_irq_enable();
-
-    tern_status st = t->desc->handler(t->desc->state, m);
-
-    (void)port_irq_save();
-    tern_port port = msg_handler_end(m, st);
-    t->active = 0;
-    running_level = prev_level;
-    running_task = prev_task;
-    tern_counters_.stack_depth--;
-    port_set_level(running_level);
-    (void)msg_task_handled(t, port);
-}
+/* Run one message's handler nested on the shared stack, above the handler
+ * that runs now. */
+static void run_msg(tern_msg *m) { msg_run_nested(&top, m, top.task); }
 
 /* Run every queued message allowed above `floor`, highest first: what the
  * stack model does when a handler returns. */
@@ -102,7 +68,7 @@ static void drain_above(int8_t floor)
 {
     tern_msg **pp;
     while ((pp = pick(floor)) != NULL)
-        run_msg(take(pp));
+        run_msg(msg_take_waiting(pp));
 }
 
 bool sched_has_ready(void) { return pick(TERN_LEVEL_IDLE) != NULL; }
@@ -112,7 +78,7 @@ bool sched_run_next(void)
     tern_irq_state s = port_irq_save();
     tern_msg **pp = pick(TERN_LEVEL_IDLE);
     if (pp)
-        run_msg(take(pp));
+        run_msg(msg_take_waiting(pp));
     port_irq_restore(s);
     return pp != NULL;
 }
@@ -120,7 +86,7 @@ bool sched_run_next(void)
 void tern_sched_preempt(void)
 {
     tern_irq_state s = port_irq_save();
-    drain_above(running_level);
+    drain_above(top.level);
     port_irq_restore(s);
 }
 
@@ -131,16 +97,16 @@ void tern_sched_preempt(void)
 void tern_sched_dispatch_level(uint8_t level)
 {
     tern_irq_state s = port_irq_save();
-    int8_t floor = running_level;
+    int8_t floor = top.level;
     tern_msg **pp;
     while ((pp = pick(floor)) != NULL && (*pp)->prio >= level)
-        run_msg(take(pp));
+        run_msg(msg_take_waiting(pp));
     if (pp)
         port_dispatch((*pp)->prio);
     port_irq_restore(s);
 }
 
-/* Deliver one checked message; interrupts disabled by the caller. */
+/* Deliver one checked message (msg_deliver_fn). */
 static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                            uint16_t len, uint8_t flags, bool enqueue_only)
 {
@@ -152,9 +118,9 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     bool from_isr = (m->flags & TERN_MSG_FROM_ISR) != 0;
 
     bool now = !enqueue_only && !tern_tasks[dst].active &&
-               policy_preempts(m->prio, running_level, from_isr);
+               policy_preempts(m->prio, top.level, from_isr);
     if (now && !from_isr) {
-        int8_t level = running_level;
+        int8_t level = top.level;
         run_msg(m);
         drain_above(level);
         return TERN_OK;
@@ -173,24 +139,12 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
 tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                        uint16_t len, uint8_t flags, bool enqueue_only)
 {
-    tern_irq_state s = port_irq_save();
-    tern_status st = msg_check(src, dst, port, payload, flags);
-    if (st == TERN_OK)
-        st = deliver(src, dst, port, payload, len, flags, enqueue_only);
-    port_irq_restore(s);
-    return st;
-}
-
-tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
-                      uint8_t flags)
-{
-    tern_task_id self = tern_isr_nesting ? TERN_NO_TASK : running_task; /* tern_self(), inline */
-    return sched_send(self, dst, port, payload, len, flags, false);
+    return msg_send(src, dst, port, payload, len, flags, enqueue_only, deliver);
 }
 
 void sched_drop_task_messages(tern_task_id id)
 {
-    msg_drop_waiting(&queue, id);
+    msg_drop_waiting(&queue, NULL, id);
     msg_drop_held(id);
 }
 

@@ -53,8 +53,7 @@ uint64_t thread_idle_stack[TERN_HYBRID_IDLE_STACK / 8] __attribute__((aligned(TE
 const uint32_t thread_idle_stack_bytes = sizeof thread_idle_stack;
 
 static tern_msg *queue;          /* ready run-to-completion messages, by priority */
-static int8_t running_level = TERN_LEVEL_IDLE; /* top handler on the shared stack */
-static tern_task_id running_task = TERN_NO_TASK;
+static msg_stack_top top = {TERN_LEVEL_IDLE, TERN_NO_TASK}; /* the handler on top of the shared stack */
 static bool dispatch_pending;
 static uint8_t dispatch_level; /* the highest level posted by the interrupts */
 static bool started;    /* the threads run: handlers may be dispatched */
@@ -64,8 +63,7 @@ void sched_reset(void)
 {
     msg_reset();
     queue = NULL;
-    running_level = TERN_LEVEL_IDLE;
-    running_task = TERN_NO_TASK;
+    top = (msg_stack_top){TERN_LEVEL_IDLE, TERN_NO_TASK};
     dispatch_pending = false;
     started = false;
     any_thread = false;
@@ -91,15 +89,24 @@ static tern_task_id sched_thread_task(void)
 /* The handler on top of the shared stack, else the running thread's task. */
 tern_task_id sched_running_task(void)
 {
-    return running_task != TERN_NO_TASK ? running_task : sched_thread_task();
+    return top.task != TERN_NO_TASK ? top.task : sched_thread_task();
 }
 
 tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : sched_running_task(); }
 
+tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
+                      uint8_t flags)
+{
+    tern_task_id self = tern_isr_nesting           ? TERN_NO_TASK
+                        : top.task != TERN_NO_TASK ? top.task
+                                                   : sched_thread_task(); /* tern_self() */
+    return sched_send(self, dst, port, payload, len, flags, false);
+}
+
 /* Not in a thread's own context: an interrupt, or a run-to-completion
  * handler (which runs in a dispatch exception). thread.c refuses to block
  * here (TERN_ESTATE). */
-bool sched_in_isr(void) { return tern_isr_nesting > 0 || running_task != TERN_NO_TASK; }
+bool sched_in_isr(void) { return tern_isr_nesting > 0 || top.task != TERN_NO_TASK; }
 
 /* TERN_TASK_THREAD is honoured: the flagged tasks become threads. */
 bool sched_tasks_are_threads(void) { return true; }
@@ -119,15 +126,6 @@ static void enqueue(tern_msg *m)
 {
     insert_by_priority(&queue, m);
     msg_count_waiting();
-}
-
-static tern_msg *take(tern_msg **pp)
-{
-    tern_msg *m = *pp;
-    *pp = m->next;
-    m->next = NULL;
-    tern_counters_.queue_depth--;
-    return m;
 }
 
 /* First message that may run above `floor` and above the thread level:
@@ -153,7 +151,7 @@ static tern_msg **pick(int8_t floor)
  * it (at once from a thread, after the outermost interrupt otherwise). */
 static void dispatch_next(void)
 {
-    tern_msg **pp = pick(running_level);
+    tern_msg **pp = pick(top.level);
     if (pp)
         port_dispatch((*pp)->prio);
 }
@@ -162,43 +160,16 @@ static void dispatch_next(void)
  * mode here). Called and returns with interrupts disabled. */
 static void run_msg(tern_msg *m)
 {
-    tern_tcb *t = &tern_tasks[m->dst];
-    int8_t prev_level = running_level;
-    tern_task_id prev_task = running_task;
-
-    t->active = 1;
-    running_level = (int8_t)m->prio;
-    running_task = m->dst;
-    if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
-        tern_counters_.max_stack_depth = tern_counters_.stack_depth;
     /* what it preempts: the handler below, else a task's thread */
-    tern_task_id below = prev_task != TERN_NO_TASK || !any_thread ? prev_task
-                                                                   : sched_thread_task();
-    if (below != TERN_NO_TASK) {
-        tern_counters_.preemptions++;
-        tern_trace(TERN_EV_PREEMPT, m->dst, below);
-    }
-    port_set_level(running_level);
-    msg_handler_start(m);
-    port_irq_enable();
-
-    tern_status st = t->desc->handler(t->desc->state, m);
-
-    (void)port_irq_save();
-    tern_port port = msg_handler_end(m, st);
-    t->active = 0;
-    running_level = prev_level;
-    running_task = prev_task;
-    tern_counters_.stack_depth--;
-    port_set_level(running_level);
-    (void)msg_task_handled(t, port);
+    tern_task_id below = top.task != TERN_NO_TASK || !any_thread ? top.task : sched_thread_task();
+    msg_run_nested(&top, m, below);
 }
 
 static void drain_above(int8_t floor)
 {
     tern_msg **pp;
     while ((pp = pick(floor)) != NULL)
-        run_msg(take(pp));
+        run_msg(msg_take_waiting(pp));
 }
 
 /* The dispatch vector of `level` (Cortex-M: cm_level_irq): run the
@@ -207,10 +178,10 @@ static void drain_above(int8_t floor)
 void tern_sched_dispatch_level(uint8_t level)
 {
     tern_irq_state s = port_irq_save();
-    int8_t floor = running_level;
+    int8_t floor = top.level;
     tern_msg **pp;
     while ((pp = pick(floor)) != NULL && (*pp)->prio >= level)
-        run_msg(take(pp));
+        run_msg(msg_take_waiting(pp));
     if (pp)
         port_dispatch((*pp)->prio);
     port_irq_restore(s);
@@ -220,7 +191,7 @@ void tern_sched_dispatch_level(uint8_t level)
 void tern_sched_preempt(void)
 {
     tern_irq_state s = port_irq_save();
-    drain_above(running_level);
+    drain_above(top.level);
     port_irq_restore(s);
 }
 
@@ -228,7 +199,7 @@ void tern_sched_preempt(void)
  * idle, or an inherited priority returned): what waited may run now. */
 void sched_hybrid_level_dropped(void)
 {
-    if (running_level == TERN_LEVEL_IDLE)
+    if (top.level == TERN_LEVEL_IDLE)
         dispatch_next();
 }
 
@@ -282,11 +253,11 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
     tern_tcb *t = &tern_tasks[m->dst];
     bool from_isr = tern_isr_nesting > 0;
     bool now = !enqueue_only && started && !t->active &&
-               policy_preempts(m->prio, running_level, from_isr) &&
+               policy_preempts(m->prio, top.level, from_isr) &&
                (int8_t)m->prio > thread_level();
-    if (now && !from_isr && running_task != TERN_NO_TASK) {
+    if (now && !from_isr && top.task != TERN_NO_TASK) {
         /* posted by a handler on the shared stack: nested at once */
-        int8_t level = running_level;
+        int8_t level = top.level;
         run_msg(m);
         drain_above(level);
         return;
@@ -303,7 +274,7 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
     }
 }
 
-/* Deliver one checked message; interrupts disabled by the caller. */
+/* Deliver one checked message (msg_deliver_fn). */
 static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                            uint16_t len, uint8_t flags, bool enqueue_only)
 {
@@ -335,31 +306,15 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
 tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                        uint16_t len, uint8_t flags, bool enqueue_only)
 {
-    tern_irq_state s = port_irq_save();
-    tern_status st = msg_check(src, dst, port, payload, flags);
-    if (st == TERN_OK)
-        st = deliver(src, dst, port, payload, len, flags, enqueue_only);
-    port_irq_restore(s);
-    return st;
-}
-
-tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
-                      uint8_t flags)
-{
-    tern_task_id self = tern_isr_nesting                 ? TERN_NO_TASK
-                        : running_task != TERN_NO_TASK ? running_task
-                                                       : sched_thread_task(); /* tern_self() */
-    return sched_send(self, dst, port, payload, len, flags, false);
+    return msg_send(src, dst, port, payload, len, flags, enqueue_only, deliver);
 }
 
 void sched_drop_task_messages(tern_task_id id)
 {
-    msg_drop_waiting(&queue, id);
+    msg_drop_waiting(&queue, NULL, id);
     thread *th = is_thread_task(id) ? thread_of(id) : NULL;
-    if (th) {
-        msg_drop_waiting(&th->mbox_head, id);
-        th->mbox_tail = NULL;
-    }
+    if (th)
+        msg_drop_waiting(&th->mbox_head, &th->mbox_tail, id);
     msg_drop_held(id);
 }
 
@@ -397,7 +352,7 @@ bool sched_has_ready(void)
 {
     if (threads_any_ready())
         return true;
-    tern_msg **pp = pick(running_level);
+    tern_msg **pp = pick(top.level);
     if (pp)
         port_dispatch((*pp)->prio);
     return pp != NULL;

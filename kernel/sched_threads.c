@@ -38,6 +38,12 @@ tern_task_id sched_running_task(void)
 
 tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : sched_running_task(); }
 
+tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
+                      uint8_t flags)
+{
+    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+}
+
 bool sched_in_isr(void) { return tern_isr_nesting > 0; }
 
 bool sched_tasks_are_threads(void) { return true; }
@@ -93,13 +99,14 @@ static thread *thread_for(tern_task_id dst)
     return t;
 }
 
-/* Deliver one checked message; interrupts disabled by the caller. A post
- * never runs a handler here: the woken thread preempts through the port's
- * switch when its priority is higher (at once from a task, after the
- * outermost interrupt handler otherwise). */
+/* Deliver one checked message (msg_deliver_fn). A post never runs a
+ * handler here: the woken thread preempts through the port's switch when
+ * its priority is higher (at once from a task, after the outermost
+ * interrupt handler otherwise). */
 static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
-                           uint16_t len, uint8_t flags)
+                           uint16_t len, uint8_t flags, bool enqueue_only)
 {
+    (void)enqueue_only; /* threads never run a handler inside a post */
     thread *th = thread_for(dst);
     if (!th) {
         msg_count_drop(dst, TERN_DROP_NO_MEMORY);
@@ -116,28 +123,14 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
 tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                        uint16_t len, uint8_t flags, bool enqueue_only)
 {
-    (void)enqueue_only; /* threads never run a handler inside a post */
-    tern_irq_state s = port_irq_save();
-    tern_status st = msg_check(src, dst, port, payload, flags);
-    if (st == TERN_OK)
-        st = deliver(src, dst, port, payload, len, flags);
-    port_irq_restore(s);
-    return st;
-}
-
-tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
-                      uint8_t flags)
-{
-    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+    return msg_send(src, dst, port, payload, len, flags, enqueue_only, deliver);
 }
 
 void sched_drop_task_messages(tern_task_id id)
 {
     thread *th = thread_of(id);
-    if (th) {
-        msg_drop_waiting(&th->mbox_head, id);
-        th->mbox_tail = NULL;
-    }
+    if (th)
+        msg_drop_waiting(&th->mbox_head, &th->mbox_tail, id);
     msg_drop_held(id);
 }
 
