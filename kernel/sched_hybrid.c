@@ -26,11 +26,8 @@
  *
  * Checking, holding and finishing messages, routing and multicast are
  * msg.c's. */
-#include <string.h>
-
-#include "msg.h"
 #include "policy_order.h"
-#include "thread.h"
+#include "thread_task.h"
 
 #ifndef TERN_HYBRID_STACK_POOL
 #define TERN_HYBRID_STACK_POOL 2048 /* bytes: room for two default thread stacks */
@@ -110,15 +107,6 @@ bool sched_in_isr(void) { return tern_isr_nesting > 0 || top.task != TERN_NO_TAS
 
 /* TERN_TASK_THREAD is honoured: the flagged tasks become threads. */
 bool sched_tasks_are_threads(void) { return true; }
-
-/* The switch counters and quanta restart; each stack's deepest use stays. */
-void sched_stats_reset(void)
-{
-    uint32_t stacks[TERN_MAX_TASKS];
-    memcpy(stacks, thread_stats.stack_bytes, sizeof stacks);
-    memset(&thread_stats, 0, sizeof thread_stats);
-    memcpy(thread_stats.stack_bytes, stacks, sizeof stacks);
-}
 
 /* --- Run-to-completion tasks: the stack model on the main stack ---------- */
 
@@ -203,36 +191,7 @@ void sched_hybrid_level_dropped(void)
         dispatch_next();
 }
 
-/* --- Thread tasks: mailboxes (sched_threads.c) --------------------------- */
-
-static void to_mailbox(thread *t, tern_msg *m)
-{
-    if (t->state != T_RECV)
-        tern_counters_.queued++;
-    msg_count_waiting();
-    mailbox_put(t, m);
-}
-
-/* The body of a flagged task's thread. */
-static void task_thread(void *arg)
-{
-    tern_task_id id = (tern_task_id)(uintptr_t)arg;
-    tern_tcb *t = &tern_tasks[id];
-    for (;;) {
-        tern_msg *m = thread_receive();
-        tern_irq_state s = port_irq_save();
-        msg_handler_start(m);
-        port_irq_restore(s);
-
-        tern_status st = t->desc->handler(t->desc->state, m);
-
-        s = port_irq_save();
-        bool finished = msg_task_handled(t, msg_handler_end(m, st));
-        port_irq_restore(s);
-        if (finished)
-            thread_exit();
-    }
-}
+/* --- Thread tasks: mailboxes (thread_task.h) ----------------------------- */
 
 /* A held message, released by its task's INIT: to the task's queue or
  * mailbox. */
@@ -282,8 +241,7 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     if (is_thread_task(dst)) {
         th = thread_of(dst);
         if (!th) { /* the first message (INIT) creates the thread */
-            th = thread_create(dst, tern_tasks[dst].desc->stack_size, task_thread,
-                               (void *)(uintptr_t)dst);
+            th = task_thread_create(dst);
             any_thread |= th != NULL;
         }
         if (!th) {
@@ -320,9 +278,6 @@ void sched_drop_task_messages(tern_task_id id)
 
 /* --- Interrupts, idle, start -------------------------------------------- */
 
-/* A port that cannot pend its context switch (no PendSV) takes it here. */
-__attribute__((weak)) void port_thread_isr_exit(void) {}
-
 void tern_isr_exit(void)
 {
     tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
@@ -336,14 +291,6 @@ void tern_isr_exit(void)
         }
         port_thread_isr_exit();
     }
-}
-
-/* The idle thread: account idle periods and sleep, forever. */
-static void idle_thread(void *arg)
-{
-    (void)arg;
-    for (;;)
-        (void)idle_once();
 }
 
 /* Asked by idle with interrupts disabled: a thread is ready, or a handler

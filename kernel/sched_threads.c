@@ -5,10 +5,7 @@
  * application source is the same as under the run-to-completion models.
  * Checking, holding and finishing messages, routing and multicast are
  * msg.c's. */
-#include <string.h>
-
-#include "msg.h"
-#include "thread.h"
+#include "thread_task.h"
 
 /* Every task is a thread: the pool holds every task's stack. With
  * TERN_THREAD_STACK_POOL 0 the port defines both instead (the AVR: all the
@@ -48,55 +45,14 @@ bool sched_in_isr(void) { return tern_isr_nesting > 0; }
 
 bool sched_tasks_are_threads(void) { return true; }
 
-/* The switch counters and quanta restart; each stack's deepest use stays. */
-void sched_stats_reset(void)
-{
-    uint32_t stacks[TERN_MAX_TASKS];
-    memcpy(stacks, thread_stats.stack_bytes, sizeof stacks);
-    memset(&thread_stats, 0, sizeof thread_stats);
-    memcpy(thread_stats.stack_bytes, stacks, sizeof stacks);
-}
-
-static void to_mailbox(thread *t, tern_msg *m)
-{
-    if (t->state != T_RECV)
-        tern_counters_.queued++;
-    msg_count_waiting();
-    mailbox_put(t, m);
-}
-
 void sched_release_held(tern_msg *m) { to_mailbox(thread_of(m->dst), m); }
-
-/* The body of every task's thread. */
-static void task_thread(void *arg)
-{
-    tern_task_id id = (tern_task_id)(uintptr_t)arg;
-    tern_tcb *t = &tern_tasks[id];
-    for (;;) {
-        tern_msg *m = thread_receive();
-        tern_irq_state s = port_irq_save();
-        msg_handler_start(m);
-        port_irq_restore(s);
-
-        tern_status st = t->desc->handler(t->desc->state, m);
-
-        s = port_irq_save();
-        bool finished = msg_task_handled(t, msg_handler_end(m, st));
-        port_irq_restore(s);
-        if (finished)
-            thread_exit();
-    }
-}
 
 /* The first message to a task creates its thread (tern_app_start's INIT),
  * so the stacks are sized from the description that is running. */
 static thread *thread_for(tern_task_id dst)
 {
     thread *t = thread_of(dst);
-    if (!t)
-        t = thread_create(dst, tern_tasks[dst].desc->stack_size, task_thread,
-                          (void *)(uintptr_t)dst);
-    return t;
+    return t ? t : task_thread_create(dst);
 }
 
 /* Deliver one checked message (msg_deliver_fn). A post never runs a
@@ -134,23 +90,11 @@ void sched_drop_task_messages(tern_task_id id)
     msg_drop_held(id);
 }
 
-/* Where no hardware defers a requested switch past the last interrupt
- * handler (Cortex-M's PendSV does), the port takes it here (AVR). */
-__attribute__((weak)) void port_thread_isr_exit(void) {}
-
 void tern_isr_exit(void)
 {
     tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
     if (--tern_isr_nesting == 0)
         port_thread_isr_exit();
-}
-
-/* The idle thread: account idle periods and sleep, forever. */
-static void idle_thread(void *arg)
-{
-    (void)arg;
-    for (;;)
-        (void)idle_once();
 }
 
 bool sched_has_ready(void) { return threads_any_ready(); }

@@ -136,8 +136,7 @@ _Noreturn void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void
 void port_thread_switch(void);
 /* The outermost interrupt handler is about to return (interrupts still
  * disabled): a port that defers switches in software takes a requested
- * one here. Optional: a weak no-op by default (in sched_threads.c and
- * sched_hybrid.c, the message layers that run thread tasks). */
+ * one here. Optional: a weak no-op by default (thread_task.h). */
 void port_thread_isr_exit(void);
 /* The thread whose stack starts at stack_lo is about to run: protect its
  * guard bytes if the CPU can (MPU); a no-op otherwise. */
