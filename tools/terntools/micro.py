@@ -420,12 +420,13 @@ def text_table(doc: dict[str, Any]) -> str:
     lines = [f"board {doc['board']}, {doc['unit']} (min/avg/max), footprint in bytes"]
     for row in rows:
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-    lines += _not_run_lines(doc)
+    lines += [f"{m}: {why}" for m, why in _not_run(doc)]
     return "\n".join(lines) + "\n"
 
 
-def _not_run_lines(doc: dict[str, Any]) -> list[str]:
-    return [f"{m}: not run, micro.elf does not fit this board ({why})" for m, why in doc.get("not_run", {}).items()]
+def _not_run(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(model, why) for every model whose micro.elf the board could not hold."""
+    return [(m, f"not run, micro.elf does not fit this board ({why})") for m, why in doc.get("not_run", {}).items()]
 
 
 def target_status(doc: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
@@ -476,8 +477,8 @@ def markdown(doc: dict[str, Any]) -> str:
              "subtracted. The trace ring is compiled out of `micro.elf` (`TERN_TRACE_EVENTS=0`). "
              "Emulated time is deterministic: the same image gives the same numbers on every run.")  # fmt: skip
     L.append("")
-    for line in _not_run_lines(doc):
-        L += [f"`{line.split(':')[0]}`:{line.split(':', 1)[1]}.", ""]
+    for m, why in _not_run(doc):
+        L += [f"`{m}`: {why}.", ""]
     if not threads:
         L.append("`sem_roundtrip` and `yield_roundtrip` are omitted: this board has no thread model.")
         L.append("")
