@@ -47,7 +47,7 @@ static tern_status refuse_rom(tern_app_error *err, tern_status code, const tern_
 /* refuse(err, code, app, task index or -1, "field", "format", ...): field
  * and format are literals, checked as printf's and kept in flash. */
 #define refuse(err, code, app, index, field, fmt, ...)                                      \
-    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                                 \
+    (TERN_FORMAT_CHECK(fmt, ##__VA_ARGS__),                                                   \
      refuse_rom(err, code, app, index, TERN_ROM_STR(field), TERN_ROM_STR(fmt), ##__VA_ARGS__))
 
 static const tern_task_desc *find_task(const tern_app_desc *app, tern_task_id id)

@@ -1,8 +1,9 @@
 /* What the two message layers that run tasks as threads (sched_threads.c:
  * every task; sched_hybrid.c: the flagged ones) do alike: a task's
- * mailbox, the body of its thread, and the idle thread. Static and
- * included by each, so both compile them as before, in their own unit
- * (the thread path's length is part of what the thread tests time). */
+ * mailbox, the body of its thread, the idle thread, the statistics
+ * reset. Included by each (one of them is linked per build), so both
+ * compile these as before, in their own unit: the thread path's length is
+ * part of what the thread tests time. */
 #ifndef TERN_KERNEL_THREAD_TASK_H
 #define TERN_KERNEL_THREAD_TASK_H
 

@@ -29,11 +29,14 @@ tern_format_check_(const char *fmt, ...)
     (void)fmt;
 }
 
+/* An expression that lets the compiler check fmt against the arguments
+ * (never evaluated), for macros that pass fmt on as a TERN_ROM string. */
+#define TERN_FORMAT_CHECK(fmt, ...) (0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0)
+
 #define tern_printf(fmt, ...)                                                   \
-    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                    \
-     tern_printf_rom(TERN_ROM_STR(fmt), ##__VA_ARGS__))
+    (TERN_FORMAT_CHECK(fmt, ##__VA_ARGS__), tern_printf_rom(TERN_ROM_STR(fmt), ##__VA_ARGS__))
 #define tern_snprintf(buf, size, fmt, ...)                                      \
-    ((0 ? tern_format_check_(fmt, ##__VA_ARGS__) : (void)0),                    \
+    (TERN_FORMAT_CHECK(fmt, ##__VA_ARGS__),                                     \
      tern_snprintf_rom(buf, size, TERN_ROM_STR(fmt), ##__VA_ARGS__))
 
 #endif
