@@ -37,6 +37,13 @@
 
 #define TERN_SIMAVR_EXIT_ADDR 0xFF
 
+/* tern-sim only (many nodes, docs/tern-sim.md): read-only registers that tell
+ * one image which node of the scenario it runs as. tern-simavr (one core)
+ * reads them as node 0 on channel 26. */
+#define TERN_SIM_NODE_ID_LO_ADDR 0xFE
+#define TERN_SIM_NODE_ID_HI_ADDR 0xFD
+#define TERN_SIM_CHANNEL_ADDR 0xFC
+
 #ifdef __AVR__
 #include <stdint.h>
 
@@ -45,6 +52,17 @@ static inline void __attribute__((noreturn)) tern_simavr_exit(uint8_t status)
 	*(volatile uint8_t *)TERN_SIMAVR_EXIT_ADDR = status;
 	for (;;)
 		;	/* not reached under the harness; on hardware, stop here */
+}
+
+static inline uint16_t tern_sim_node_id(void)
+{
+	return (uint16_t)(*(volatile uint8_t *)TERN_SIM_NODE_ID_LO_ADDR |
+			  *(volatile uint8_t *)TERN_SIM_NODE_ID_HI_ADDR << 8);
+}
+
+static inline uint8_t tern_sim_channel(void)
+{
+	return *(volatile uint8_t *)TERN_SIM_CHANNEL_ADDR;
 }
 #endif
 

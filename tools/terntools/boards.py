@@ -41,6 +41,8 @@ class Board:
     models: tuple[str, ...] = ()  # execution models the port supports; () = not listed
     flash_bytes: int | None = None
     ram_bytes: int | None = None
+    mcu: str | None = None  # simavr boards: the part libsimavr simulates (atmega128, atmega1284p)
+    radio: str | None = None  # the radio chip on the board (cc2420), if any
     path: Path | None = None
 
     def supports(self, model: str) -> bool:
@@ -142,6 +144,8 @@ def board_from_dict(data: dict[str, Any], path: Path) -> Board:
         models=_models(data, path),
         flash_bytes=_size(data, "flash_bytes", path),
         ram_bytes=_size(data, "ram_bytes", path),
+        mcu=_optional(data, "mcu", str, path),
+        radio=_optional(data, "radio", str, path),
         path=path,
     )
 

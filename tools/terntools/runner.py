@@ -84,7 +84,7 @@ def qemu_command(board: Board, image: Path) -> list[str]:
 
 def simavr_command(board: Board, image: Path, max_cycles: int | None, timeout: float, harness: Path) -> list[str]:
     """The tern-simavr command line; its own wall limit matches ours."""
-    cmd = [str(harness)]
+    cmd = [str(harness), "--mcu", board.mcu or "atmega128", "--freq", str(board.cpu_hz)]
     if max_cycles is not None:
         cmd += ["--max-cycles", str(max_cycles)]
     cmd += ["--max-wall-seconds", f"{max(1, int(timeout + 0.999))}", str(image)]

@@ -40,9 +40,10 @@ def test_simavr_command(atmega: Board, tmp_path: Path) -> None:
     harness = tmp_path / "tern-simavr"
     # the harness's wall limit is whole seconds, rounded up
     assert simavr_command(atmega, Path("a.elf"), 8_000_000, 2.5, harness) == [
-        str(harness), "--max-cycles", "8000000", "--max-wall-seconds", "3", "a.elf",
+        str(harness), "--mcu", "atmega128", "--freq", "4000000",
+        "--max-cycles", "8000000", "--max-wall-seconds", "3", "a.elf",
     ]  # fmt: skip
-    assert simavr_command(atmega, Path("a.elf"), None, 0.2, harness)[1:] == ["--max-wall-seconds", "1", "a.elf"]
+    assert simavr_command(atmega, Path("a.elf"), None, 0.2, harness)[5:] == ["--max-wall-seconds", "1", "a.elf"]
     with pytest.raises(TernError, match=r"simavr harness .* is not built \(run: make -C tools/simavr\)"):
         emulator_command(atmega, Path("a.elf"), timeout=5, harness=harness)
 
