@@ -1,6 +1,9 @@
-/* ATmega128 at 4 MHz under tools/simavr/build/tern-simavr: USART0 console,
- * Timer/Counter1 as the clock and the one-shot deadline, INT6/INT7 as the
- * software-triggered interrupts, idle and power-save sleep states.
+/* The ATmega128 boards (atmega128, micaz) under tools/simavr: USART0
+ * console, Timer/Counter1 as the clock and the one-shot deadline, two
+ * external interrupts of port E as the software-triggered interrupts, idle
+ * and power-save sleep states. What differs between the boards is the CPU
+ * clock (F_CPU, from board.cmake) and which INT4..7 pins are free for the
+ * software interrupts, plus the board's own pins: its board.h says.
  *
  * Clock: Timer1 counts CPU cycles (prescaler 1); its wraps, counted in
  * software, give the high 16 bits, so the kernel sees a 32-bit cycle counter
@@ -14,13 +17,17 @@
 #include <avr/io.h>
 
 #include "avr.h"
+#include "board.h"
 #include "tern/port.h"
+#include "tern/time.h"
 
 /* Sleep states, in cycles. Idle stops only the CPU clock: waking costs the
  * 4 cycles every AVR wake-up adds to the interrupt response. Power-save
  * also stops the main oscillator: waking pays its start-up time, 1K CK
  * for a ceramic resonator (datasheet, clock sources), plus those 4 cycles;
- * it pays off (break-even) for idle periods of 1 ms and more.
+ * it pays off (break-even) for idle periods of 4,000 cycles and more (1 ms
+ * at 4 MHz). Both costs are counted in CPU cycles, so the figures hold at
+ * any F_CPU.
  *
  * Power-save is accounted, not entered: on the real part it stops
  * Timer1, which is this port's clock (only the asynchronous Timer2 runs on),
@@ -31,7 +38,7 @@ static const tern_sleep_state sleep_states[] = {
 };
 
 const tern_board_info port_board = {
-    .clock_hz = 4000000,
+    .clock_hz = F_CPU,
     .counter_bits = 32,
     .cycles_per_tick_num = 1,
     .cycles_per_tick_den = 1,
@@ -50,13 +57,22 @@ static uint32_t deadline;            /* counter value of the programmed deadline
 
 static tern_swirq_fn swirq_fn[TERN_SWIRQS];
 static void *swirq_arg[TERN_SWIRQS];
-/* INT6 and INT7 on PE6 and PE7: pins driven as outputs, every edge
- * interrupts, so toggling the pin raises the interrupt. */
-#define SWIRQ_PIN(k) ((uint8_t)_BV(6 + (k)))
+/* INTn (n = 4..7) on PEn: pins driven as outputs, every edge interrupts,
+ * so toggling the pin raises the interrupt. board.h picks the two. */
+_Static_assert(BOARD_SWIRQ0_INT >= 4 && BOARD_SWIRQ0_INT <= 7 && BOARD_SWIRQ1_INT >= 4 &&
+                   BOARD_SWIRQ1_INT <= 7 && BOARD_SWIRQ0_INT != BOARD_SWIRQ1_INT,
+               "software interrupts use two different pins of INT4..7 (port E, EICRB)");
+#define SWIRQ_INT(k) ((k) ? BOARD_SWIRQ1_INT : BOARD_SWIRQ0_INT)
+#define SWIRQ_PIN(k) ((uint8_t)_BV(SWIRQ_INT(k)))
+/* ISCn1:0 of INTn (n = 4..7) in EICRB; ISCn0 alone: any edge */
+#define SWIRQ_ANY_EDGE(k) ((uint8_t)_BV(2 * (SWIRQ_INT(k) - 4)))
+#define SWIRQ_EDGE_MASK(k) ((uint8_t)(3u << (2 * (SWIRQ_INT(k) - 4))))
 
 void board_init(void)
 {
-    /* USART0, 8N1 at 500 kbit/s (U2X0, UBRR0 = 0); simavr computes the
+    /* USART0, 8N1 at the fastest setting, F_CPU / 8 (U2X0, UBRR0 = 0):
+     * 500 kbit/s at 4 MHz, 921.6 kbit/s at 7.3728 MHz; the console is the
+     * simulator's, so no standard baud rate is needed. simavr computes the
      * frame time when UBRR0L is written, so it comes last. */
     UCSR0A = _BV(U2X0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
@@ -69,12 +85,15 @@ void board_init(void)
     TCCR1B = _BV(CS10);
     TIMSK = (uint8_t)((TIMSK & ~_BV(OCIE1A)) | _BV(TOIE1));
 
-    /* Software interrupts: PE6/PE7 outputs, INT6/INT7 on any edge. */
+    /* Software interrupts: their port E pins outputs, any edge. */
     PORTE &= (uint8_t)~(SWIRQ_PIN(0) | SWIRQ_PIN(1));
     DDRE |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
-    EICRB = (uint8_t)((EICRB & 0x0f) | _BV(ISC60) | _BV(ISC70));
-    EIFR = _BV(INTF6) | _BV(INTF7);
-    EIMSK |= _BV(INT6) | _BV(INT7);
+    EICRB = (uint8_t)((EICRB & ~(SWIRQ_EDGE_MASK(0) | SWIRQ_EDGE_MASK(1))) | SWIRQ_ANY_EDGE(0) |
+                      SWIRQ_ANY_EDGE(1));
+    EIFR = SWIRQ_PIN(0) | SWIRQ_PIN(1); /* INTFn is bit n, like the pin */
+    EIMSK |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
+
+    board_init_pins();
 }
 
 /* simavr 1.6 treats a write to UCSR0A as a plain store (it would clear
@@ -88,8 +107,8 @@ void port_putc(char c)
 
 /* The harness prints a byte when its frame has been sent. Once UDR0 is
  * empty, at most one byte is still in the shift register: wait two frames
- * (11 bit times each in simavr, 88 cycles at 500 kbit/s) before the exit
- * port stops the run. */
+ * (11 bit times each in simavr, 8 cycles a bit at U2X0 with UBRR0 = 0, at
+ * any F_CPU) before the exit port stops the run. */
 #define UART_FRAME_CYCLES 88u
 
 void board_flush(void)
@@ -143,6 +162,16 @@ void port_deadline_cancel(void)
     cli();
     TIMSK &= (uint8_t)~_BV(OCIE1A);
     SREG = s;
+}
+
+/* The capture unit latches TCNT1, the clock's low 16 bits; the kernel
+ * clock's low 16 bits are TCNT1 too (one tick is one cycle, no offset), so
+ * the capture lies (now - icr) mod 2^16 ticks in the past, which is exact
+ * while the capture is younger than one wrap (65,536 cycles). */
+tern_time avr_timer1_capture_time(uint16_t icr)
+{
+    tern_time now = tern_now();
+    return now - (uint16_t)((uint16_t)now - icr);
 }
 
 ISR(TIMER1_COMPA_vect)
@@ -204,5 +233,7 @@ static void swirq(unsigned k)
     tern_isr_exit();
 }
 
-ISR(INT6_vect) { swirq(0); }
-ISR(INT7_vect) { swirq(1); }
+#define INT_VECT(n) INT_VECT_(n)
+#define INT_VECT_(n) INT##n##_vect
+ISR(INT_VECT(BOARD_SWIRQ0_INT)) { swirq(0); }
+ISR(INT_VECT(BOARD_SWIRQ1_INT)) { swirq(1); }
