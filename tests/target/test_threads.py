@@ -21,7 +21,11 @@ BOARDS = sorted({b for b, _ in CASES})
 # leaves a ~1.6 KB stack pool: boards/atmega128/board_config.h). The AVR
 # context switch is exercised there by test_apps.py, test_ordering.py and
 # the overflow apps below.
-NO_THREADS_APP = {"atmega128": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM"}
+# micaz: the same ATmega128 and RAM limits (boards/micaz/board_config.h).
+NO_THREADS_APP = {
+    "atmega128": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM",
+    "micaz": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM",
+}
 
 # tests/target/apps/threads/threads.c
 CHUNK, CHUNKS, QUANTUM = 15000, 6, 40000  # S: cycles; TERN_SLICE_CYCLES
