@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import build, micro, readme, seed000, seed000_report, seed003, sizes, timeline, trace
+from terntools import build, micro, readme, scenario, seed000, seed000_report, seed003, sim, sizes, timeline, trace
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -273,6 +273,24 @@ def cmd_size(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- sim
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    scen = scenario.load_scenario(args.scenario).with_overrides(seed=args.seed, threads=args.threads)
+    out = args.out if args.out is not None else Path("results") / "sim" / scen.stem
+    result = sim.run(scen, out, do_build=not args.no_build, log=sys.stderr)
+    sys.stdout.write(sim.format_summary(result))
+    for note in result.notes:
+        print(f"tern sim: {note}", file=sys.stderr)
+    crashed = result.crashed
+    if crashed:
+        names = ", ".join(n.name + (f" ({n.crash})" if n.crash else "") for n in crashed)
+        print(f"tern sim: {len(crashed)} node{'s' if len(crashed) != 1 else ''} crashed: {names}", file=sys.stderr)
+        return 1
+    return 0
+
+
 # --------------------------------------------------------------------------- docs readme
 
 
@@ -422,6 +440,18 @@ def build_parser() -> Parser:
                     help="also break each image down by object file, from the link map beside it")
     sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
     sz.set_defaults(func=cmd_size, prog_name="tern size")
+
+    sm = sub.add_parser("sim", help="simulate a network of AVR nodes (tern-sim) from a scenario file",
+                        description="Validate SCENARIO.toml (docs/tern-sim.md, 'Scenario file'), build the apps its "
+                        "nodes run, run tern-sim and print a summary per node. Exit 0 when the run completed, "
+                        "1 when a node crashed, 2 for a bad scenario.")  # fmt: skip
+    sm.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    sm.add_argument("--out", type=Path, metavar="DIR",
+                    help="output directory (default results/sim/<scenario name>)")
+    sm.add_argument("--threads", type=_positive_int, metavar="N", help="host threads (default: the scenario's)")
+    sm.add_argument("--seed", type=int, metavar="N", help="random seed (default: the scenario's)")
+    sm.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
+    sm.set_defaults(func=cmd_sim, prog_name="tern sim")
 
     docs = sub.add_parser("docs", help="regenerate generated documentation")
     docs_sub = docs.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)

@@ -25,3 +25,8 @@ def boards_dir(root: Path | None = None) -> Path:
 def simavr_harness(root: Path | None = None) -> Path:
     """The libsimavr harness built by tools/simavr/Makefile."""
     return (root or repo_root()) / "tools" / "simavr" / "build" / "tern-simavr"
+
+
+def sim_binary(root: Path | None = None) -> Path:
+    """The many-node simulator tern-sim (docs/tern-sim.md), built by tools/simavr/Makefile."""
+    return (root or repo_root()) / "tools" / "simavr" / "build" / "tern-sim"

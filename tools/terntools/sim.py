@@ -1,0 +1,383 @@
+"""`tern sim`: build a scenario's images, write tern-sim's config, run it, read its summary.
+
+The config and output formats are docs/tern-sim.md's. This module only
+drives the simulator: every figure in the summary is tern-sim's own. Kernel
+trace lines ("T <hex>") in a node's console are decoded with terntools.trace
+into out/trace/<node>.jsonl, one event per line as `tern run --trace-out`
+writes them.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, TextIO
+
+from terntools import build, trace
+from terntools.errors import TernError, UsageError
+from terntools.paths import repo_root, sim_binary
+from terntools.scenario import Node, Scenario
+
+CONFIG_NAME = "tern-sim.conf"
+STATUSES = ("running", "exit", "crash")
+
+# tern-sim's exit codes besides 0 (docs/tern-sim.md)
+SIM_CODES: dict[int, str] = {
+    100: "tern-sim refused the config or its command line",
+    101: "tern-sim could not load an image",
+    105: "tern-sim reached its wall-time limit",
+}
+
+
+# --------------------------------------------------------------------------- the config
+
+
+def _num(value: float | int) -> str:
+    """A number for the config: integral values without a fraction, never an exponent."""
+    if isinstance(value, int) or (value == int(value) and abs(value) < 1e15):
+        return str(int(value))
+    return format(Decimal(repr(float(value))), "f")
+
+
+def _value(value: str | Path) -> str:
+    text = str(value)
+    if not text or any(ch.isspace() for ch in text) or "#" in text:
+        raise UsageError(f"{text!r} cannot go into tern-sim's config (values hold no blanks and no '#')")
+    return text
+
+
+def node_image(node: Node, images: Mapping[str, Path]) -> Path:
+    """The ELF of a node: images[name] for an app node (built), its own image otherwise."""
+    if node.name in images:
+        return images[node.name]
+    if node.image is not None:
+        return node.image
+    raise UsageError(f"node {node.name}: app {node.app} has no built image")
+
+
+def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *,
+                max_wall_s: float | None = None) -> str:  # fmt: skip
+    """The text of tern-sim's config for scenario, writing its outputs into out_dir."""
+    s, m = scenario.sim, scenario.medium
+    lines = [f"# tern-sim config written by tern sim from {scenario.origin}"]
+    sim = f"sim seed={s.seed} duration_us={s.duration_us} out={_value(out_dir)} threads={s.threads}"
+    if max_wall_s is not None:
+        sim += f" max_wall_s={_num(max_wall_s)}"
+    lines.append(sim)
+    if m.model == "udgm":
+        lines.append(f"medium model=udgm tx_range_m={_num(m.tx_range_m)} int_range_m={_num(m.interference_range_m)} "
+                     f"success_tx={_num(m.success_tx)} success_rx={_num(m.success_rx)} "
+                     f"capture_db={_num(m.capture_threshold_db)} channel={s.channel}")  # fmt: skip
+    else:
+        lines.append(f"medium model=table capture_db={_num(m.capture_threshold_db)} channel={s.channel}")
+    for node in scenario.nodes:
+        x, y, z = node.position
+        lines.append(f"node name={node.name} elf={_value(node_image(node, images))} "
+                     f"mcu={node.board.mcu or 'atmega128'} freq_hz={node.board.cpu_hz} ppm={_num(node.ppm)} "
+                     f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}")  # fmt: skip
+    for link in scenario.links:
+        lines.append(f"link from={link.src} to={link.dst} prr={_num(link.prr)} rssi_dbm={_num(link.rssi_dbm)}")
+    for pin in scenario.pins:
+        lines.append(f"pin node={pin.node} port={pin.port} bit={pin.bit} label={pin.label}")
+    return "\n".join(lines) + "\n"
+
+
+def write_config(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *,
+                 max_wall_s: float | None = None) -> Path:  # fmt: skip
+    """Write out_dir/tern-sim.conf (absolute paths inside); its path."""
+    out_dir = out_dir.resolve()
+    text = config_text(scenario, out_dir, {k: v.resolve() for k, v in images.items()}, max_wall_s=max_wall_s)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / CONFIG_NAME
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write into {out_dir}: {exc.strerror}") from None
+    return path
+
+
+# --------------------------------------------------------------------------- images
+
+
+def _built_image(board: str, model: str, app: str, root: Path) -> Path:
+    """The ELF of an earlier build (--no-build), where build.app_image would leave it."""
+    out = build.build_dir(board, model, root)
+    for elf in [out / "apps" / app / f"{app}.elf", *sorted(out.glob(f"**/{app}.elf"))]:
+        if elf.is_file():
+            return elf
+    raise UsageError(f"no built image of app {app} in {out} (run without --no-build)")
+
+
+def build_images(scenario: Scenario, *, do_build: bool = True, root: Path | None = None) -> dict[str, Path]:
+    """Node name -> ELF for every app node; each (board, model, app) built once."""
+    root = root or repo_root()
+    done: dict[tuple[str, str, str], Path] = {}
+    images: dict[str, Path] = {}
+    for node in scenario.nodes:
+        if node.app is None:
+            continue
+        key = (node.board.name, node.model, node.app)
+        if key not in done:
+            done[key] = (build.app_image(*key, root=root) if do_build else _built_image(*key, root))
+        images[node.name] = done[key]
+    return images
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """One node's figures from summary.json (times in ps, energy in mJ)."""
+
+    name: str
+    status: str  # running, exit, crash
+    exit_status: int | None
+    end_ps: int
+    cycles: int
+    sleep_cycles: int
+    frames_sent: int
+    frames_received: int
+    frames_bad_fcs: int
+    frames_collided: int
+    frames_lost: int
+    radio_off_ps: int
+    radio_idle_ps: int
+    radio_rx_ps: int
+    radio_tx_ps: int
+    energy_cpu_mj: float
+    energy_radio_mj: float
+    energy_total_mj: float
+    crash: str | None = None  # reason and pc of the crash event, when there was one
+
+    @property
+    def radio_on_ms(self) -> float:
+        return (self.radio_idle_ps + self.radio_rx_ps + self.radio_tx_ps) / 1e9
+
+    @property
+    def asleep_percent(self) -> float:
+        return 100.0 * self.sleep_cycles / self.cycles if self.cycles else 0.0
+
+    @property
+    def status_text(self) -> str:
+        if self.status == "exit":
+            return f"exit {self.exit_status}"
+        return self.status
+
+
+@dataclass(frozen=True)
+class SimResult:
+    out_dir: Path
+    config: Path
+    seed: int
+    duration_ps: int
+    threads: int
+    nodes: tuple[NodeResult, ...]
+    wall_s: float = 0.0
+    traces: tuple[tuple[str, Path], ...] = ()  # (node, out/trace/<node>.jsonl) for nodes that traced
+    notes: tuple[str, ...] = ()
+
+    @property
+    def crashed(self) -> list[NodeResult]:
+        return [n for n in self.nodes if n.status == "crash"]
+
+
+def _get(obj: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in obj:
+        raise TernError(f"{where}: key {key!r} is missing")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, kind if kind is not float else (int, float)):
+        raise TernError(f"{where}: key {key!r} must be {kind.__name__}, not {value!r}")
+    return value
+
+
+def _node_result(obj: Any, where: str) -> NodeResult:
+    if not isinstance(obj, dict):
+        raise TernError(f"{where}: not an object")
+    status = _get(obj, "status", str, where)
+    if status not in STATUSES:
+        raise TernError(f"{where}: status must be one of {', '.join(STATUSES)}, not {status!r}")
+    exit_status = obj.get("exit_status")
+    if exit_status is not None and (isinstance(exit_status, bool) or not isinstance(exit_status, int)):
+        raise TernError(f"{where}: key 'exit_status' must be int or null, not {exit_status!r}")
+    radio = _get(obj, "radio_ps", dict, where)
+    energy = _get(obj, "energy_mj", dict, where)
+    return NodeResult(
+        name=_get(obj, "name", str, where),
+        status=status,
+        exit_status=exit_status if status == "exit" else None,
+        end_ps=_get(obj, "end_ps", int, where),
+        cycles=_get(obj, "cycles", int, where),
+        sleep_cycles=_get(obj, "sleep_cycles", int, where),
+        frames_sent=_get(obj, "frames_sent", int, where),
+        frames_received=_get(obj, "frames_received", int, where),
+        frames_bad_fcs=_get(obj, "frames_bad_fcs", int, where),
+        frames_collided=_get(obj, "frames_collided", int, where),
+        frames_lost=_get(obj, "frames_lost", int, where),
+        radio_off_ps=_get(radio, "off", int, f"{where} radio_ps"),
+        radio_idle_ps=_get(radio, "idle", int, f"{where} radio_ps"),
+        radio_rx_ps=_get(radio, "rx", int, f"{where} radio_ps"),
+        radio_tx_ps=_get(radio, "tx", int, f"{where} radio_ps"),
+        energy_cpu_mj=float(_get(energy, "cpu", float, f"{where} energy_mj")),
+        energy_radio_mj=float(_get(energy, "radio", float, f"{where} energy_mj")),
+        energy_total_mj=float(_get(energy, "total", float, f"{where} energy_mj")),
+    )
+
+
+def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = None) -> SimResult:
+    """summary.json of a tern-sim run, checked and typed."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TernError(f"tern-sim wrote no {path}") from None
+    except OSError as exc:
+        raise TernError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise TernError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    where = str(path)
+    if not isinstance(doc, dict):
+        raise TernError(f"{where}: not a JSON object")
+    nodes = _get(doc, "nodes", list, where)
+    out_dir = out_dir or path.parent
+    return SimResult(
+        out_dir=out_dir,
+        config=config or out_dir / CONFIG_NAME,
+        seed=_get(doc, "seed", int, where),
+        duration_ps=_get(doc, "duration_ps", int, where),
+        threads=_get(doc, "threads", int, where),
+        nodes=tuple(_node_result(n, f"{where}: nodes[{i}]") for i, n in enumerate(nodes)),
+    )
+
+
+def crash_reasons(events_path: Path) -> dict[str, str]:
+    """node -> "reason at pc 0x..." of the first crash event in events.jsonl."""
+    found: dict[str, str] = {}
+    try:
+        with events_path.open(encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if '"crash"' not in line:
+                    continue
+                try:
+                    ev = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(ev, dict) and ev.get("event") == "crash" and str(ev.get("node")) not in found:
+                    pc = ev.get("pc")
+                    at = f" at pc {pc:#x}" if isinstance(pc, int) and not isinstance(pc, bool) else (
+                        f" at pc {pc}" if pc is not None else "")  # fmt: skip
+                    found[str(ev.get("node"))] = f"{ev.get('reason', 'crash')}{at}"
+    except OSError:
+        pass
+    return found
+
+
+def decode_traces(out_dir: Path, names: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
+    """Decode the trace lines of console/<node>.txt into trace/<node>.jsonl.
+
+    Only nodes whose console holds trace lines get a file. A line that cannot
+    be decoded is skipped and counted in a note.
+    """
+    written: list[tuple[str, Path]] = []
+    notes: list[str] = []
+    for name in names:
+        console = out_dir / "console" / f"{name}.txt"
+        try:
+            text = console.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        decoder = trace.StreamDecoder()
+        rows: list[str] = []
+        bad = 0
+        for number, line in enumerate(text.splitlines(), start=1):
+            line = line.rstrip("\r")
+            if not trace.is_trace_line(line):
+                continue
+            try:
+                events = decoder.decode_line(line[2:], where=f"{console}:{number}")
+            except trace.TraceError:
+                bad += 1
+                continue
+            rows.extend(json.dumps(ev.to_json()) for ev in events)
+        if bad:
+            notes.append(f"node {name}: {bad} trace lines of {console} could not be decoded")
+        if rows:
+            path = out_dir / "trace" / f"{name}.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+            written.append((name, path))
+    return written, notes
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run(
+    scenario: Scenario,
+    out_dir: Path,
+    *,
+    do_build: bool = True,
+    root: Path | None = None,
+    binary: Path | None = None,
+    max_wall_s: float | None = None,
+    log: TextIO | None = None,
+) -> SimResult:
+    """Build the images, write the config, run tern-sim, decode traces, read the summary.
+
+    tern-sim's stderr goes to ours as it comes; its stdout, if any, to log.
+    """
+    root = root or repo_root()
+    binary = binary or sim_binary(root)
+    if not binary.is_file():
+        raise TernError(f"{binary} is not built (run: make -C tools/simavr)")
+    images = build_images(scenario, do_build=do_build, root=root)
+    out_dir = out_dir.resolve()
+    for stale in ("summary.json", "events.jsonl"):
+        (out_dir / stale).unlink(missing_ok=True)
+    config = write_config(scenario, out_dir, images, max_wall_s=max_wall_s)
+    started = time.monotonic()
+    try:
+        proc = subprocess.run([str(binary), str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    except OSError as exc:
+        raise TernError(f"cannot run {binary}: {exc.strerror}") from None
+    wall = time.monotonic() - started
+    if proc.stdout and log is not None:
+        log.write(proc.stdout.decode("utf-8", "replace"))
+        log.flush()
+    if proc.returncode < 0:
+        raise TernError(f"tern-sim was killed by {signal.Signals(-proc.returncode).name} (config {config})")
+    if proc.returncode != 0:
+        what = SIM_CODES.get(proc.returncode, "tern-sim failed")
+        raise TernError(f"{what} (status {proc.returncode}, config {config})")
+    result = load_summary(out_dir / "summary.json", out_dir, config)
+    expected = [n.name for n in scenario.nodes]
+    if [n.name for n in result.nodes] != expected:
+        raise TernError(f"{out_dir / 'summary.json'}: nodes {[n.name for n in result.nodes]}, "
+                        f"the scenario has {expected}")  # fmt: skip
+    reasons = crash_reasons(out_dir / "events.jsonl") if result.crashed else {}
+    nodes = tuple(replace(n, crash=reasons.get(n.name)) if n.status == "crash" else n for n in result.nodes)
+    traces, notes = decode_traces(out_dir, expected)
+    return SimResult(out_dir=out_dir, config=config, seed=result.seed, duration_ps=result.duration_ps,
+                     threads=result.threads, nodes=nodes, wall_s=wall, traces=tuple(traces),
+                     notes=tuple(notes))  # fmt: skip
+
+
+def format_summary(result: SimResult) -> str:
+    """One row per node: frames, radio-on time, CPU asleep, energy, status."""
+    width = max([4] + [len(n.name) for n in result.nodes])
+    head = (f"{'node':{width}} {'sent':>6} {'recv':>6} {'badFCS':>6} {'collid':>6} {'lost':>6} "
+            f"{'radio on[ms]':>12} {'asleep[%]':>9} {'energy[mJ]':>10}  status")  # fmt: skip
+    rows = [head]
+    for n in result.nodes:
+        status = n.status_text + (f" ({n.crash})" if n.crash else "")
+        rows.append(f"{n.name:{width}} {n.frames_sent:>6} {n.frames_received:>6} {n.frames_bad_fcs:>6} "
+                    f"{n.frames_collided:>6} {n.frames_lost:>6} {n.radio_on_ms:>12.3f} {n.asleep_percent:>9.2f} "
+                    f"{n.energy_total_mj:>10.3f}  {status}")  # fmt: skip
+    seconds = result.duration_ps / 1e12
+    rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.1f} s, seed {result.seed}, "
+                f"{result.threads} thread{'s' if result.threads != 1 else ''}; outputs in {result.out_dir}")  # fmt: skip
+    return "\n".join(rows) + "\n"
