@@ -305,8 +305,9 @@ def decode_traces(out_dir: Path, names: list[str]) -> tuple[list[tuple[str, Path
             rows.extend(json.dumps(ev.to_json()) for ev in events)
         if bad:
             notes.append(f"node {name}: {bad} trace lines of {console} could not be decoded")
+        path = out_dir / "trace" / f"{name}.jsonl"
+        path.unlink(missing_ok=True)  # from an earlier run into the same directory
         if rows:
-            path = out_dir / "trace" / f"{name}.jsonl"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("\n".join(rows) + "\n", encoding="utf-8")
             written.append((name, path))

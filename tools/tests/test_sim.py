@@ -239,6 +239,8 @@ def test_traces_decoded_per_node(tmp_path: Path) -> None:
     (tmp_path / "console" / "a.txt").write_text("boot\n" + encode_events(EVENTS, per_line=2) + "bye\n")
     (tmp_path / "console" / "b.txt").write_text("no trace here\n")
     (tmp_path / "console" / "c.txt").write_text("T zz\n" + encode_events(EVENTS[:1]))
+    (tmp_path / "trace").mkdir()
+    (tmp_path / "trace" / "b.jsonl").write_text("from an earlier run\n")
     written, notes = sim.decode_traces(tmp_path, ["a", "b", "c", "missing"])
     assert [name for name, _ in written] == ["a", "c"]
     rows = [json.loads(line) for line in (tmp_path / "trace" / "a.jsonl").read_text().splitlines()]
