@@ -43,6 +43,11 @@ RSSI_RANGE = (-150.0, 20.0)
 DEFAULT_BOARD = "micaz"
 DEFAULT_MODEL = "stack"
 DEFAULT_TX_RANGE = 50.0
+MAX_METRES = 1e7  # positions and ranges tern-sim accepts
+MAX_NAME = 63  # characters of a node name, 31 of a pin label (tern-sim's buffers)
+MAX_LABEL = 31
+MAX_NODES = 65535
+MAX_PINS = 256
 APP_DIRS = ("apps", "tests/target/apps", "bench")
 
 SIM_KEYS = ("duration", "seed", "channel", "threads")
@@ -520,10 +525,10 @@ def _medium(c: _Checker, doc: Mapping[str, Any]) -> Medium | None:
             if key in table:
                 raise c.fail(p + (key,), "applies to model \"udgm\" only (the table model takes [[link]] entries)")
         return Medium(model="table", capture_threshold_db=capture)
-    tx = c.number(table, p + ("tx_range",), default=DEFAULT_TX_RANGE, low=0.0, low_open=True,
-                  what="a range in metres greater than 0")
-    interference = c.number(table, p + ("interference_range",), default=2 * tx, low=tx,
-                            what=f"a range in metres of at least tx_range ({tx:g})")
+    tx = c.number(table, p + ("tx_range",), default=DEFAULT_TX_RANGE, low=0.0, high=MAX_METRES, low_open=True,
+                  what=f"a range in metres greater than 0 and at most {MAX_METRES:g}")
+    interference = c.number(table, p + ("interference_range",), default=min(2 * tx, MAX_METRES), low=tx,
+                            high=MAX_METRES, what=f"a range in metres from tx_range ({tx:g}) to {MAX_METRES:g}")
     return Medium(
         model="udgm",
         tx_range_m=tx,
@@ -544,8 +549,9 @@ def _position(c: _Checker, table: Mapping[str, Any], path: KeyPath, required: bo
     if not isinstance(value, list) or len(value) not in (2, 3):
         raise c.fail(path, f"must be {what}, not {show(value)}")
     for i, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise c.fail(path + (i,), f"must be a number (metres; position is {what}), not {show(v)}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not -MAX_METRES <= v <= MAX_METRES:
+            raise c.fail(path + (i,), f"must be a number of metres between {-MAX_METRES:g} and {MAX_METRES:g} "
+                         f"(position is {what}), not {show(v)}")  # fmt: skip
     xyz = [float(v) for v in value] + [0.0] * (3 - len(value))
     return (xyz[0], xyz[1], xyz[2])
 
@@ -554,12 +560,16 @@ def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None) -> tup
     tables = c.array(doc, "node")
     if not tables:
         raise UsageError(f"{c.origin}: no [[node]] table: a scenario needs at least one node")
+    if len(tables) > MAX_NODES:
+        raise c.fail(("node", MAX_NODES), f"more than {MAX_NODES} nodes")
     nodes: list[Node] = []
     seen: dict[str, int] = {}
     for i, table in enumerate(tables):
         p: KeyPath = ("node", i)
         c.keys(table, p, NODE_KEYS)
         name = c.string(table, p + ("name",), pattern=NAME, what="a name of letters, digits, _ and -")
+        if len(name) > MAX_NAME:
+            raise c.fail(p + ("name",), f"longer than {MAX_NAME} characters")
         if name in seen:
             raise c.fail(p + ("name",), f"{show(name)} is already the name of node[{seen[name]}]")
         seen[name] = i
@@ -631,7 +641,10 @@ def _pins(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[P
     names = {n.name for n in nodes}
     pins: list[Pin] = []
     seen: dict[tuple[str, str, int], int] = {}
-    for i, table in enumerate(c.array(doc, "pin")):
+    tables = c.array(doc, "pin")
+    if len(tables) > MAX_PINS:
+        raise c.fail(("pin", MAX_PINS), f"more than {MAX_PINS} recorded pins")
+    for i, table in enumerate(tables):
         p: KeyPath = ("pin", i)
         c.keys(table, p, PIN_KEYS)
         node = c.string(table, p + ("node",), what="a node name")
@@ -646,6 +659,8 @@ def _pins(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[P
         seen[(node, port, bit)] = i
         label = c.string(table, p + ("label",), default=spec, pattern=NAME,
                          what="a label of letters, digits, _ and -")  # fmt: skip
+        if len(label) > MAX_LABEL:
+            raise c.fail(p + ("label",), f"longer than {MAX_LABEL} characters")
         pins.append(Pin(node=node, port=port, bit=bit, label=label))
     return tuple(pins)
 
