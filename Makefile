@@ -16,7 +16,7 @@ APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
 
 .PHONY: setup apt venv run test test-host test-tools test-harness test-target bench clean
 
-setup: apt venv tools/simavr/build/tern-simavr
+setup: apt venv tools/simavr/build/tern-simavr tools/simavr/build/tern-sim
 
 # Install only what is missing; needs root (or sudo) the first time.
 apt:
@@ -36,7 +36,7 @@ $(VENV)/.installed: tools/requirements.txt
 	$(PY) -m pip install -q -r tools/requirements.txt
 	touch $@
 
-tools/simavr/build/tern-simavr: $(wildcard tools/simavr/*.c tools/simavr/*.h tools/simavr/Makefile)
+tools/simavr/build/tern-simavr tools/simavr/build/tern-sim: $(wildcard tools/simavr/*.c tools/simavr/*.h tools/simavr/Makefile)
 	$(MAKE) -C tools/simavr
 
 run: setup

@@ -1,0 +1,265 @@
+/*
+ * medium.c - the radio medium: unit disk (as Cooja's UDGM) or a table of
+ * links; signals delivered to every node in interference range at exact
+ * times; a seeded generator draws every loss, in a fixed order.
+ *
+ * A transmission is announced when its sender strobes, 12 symbols before its
+ * first symbol goes on air; an early stop takes effect one symbol after the
+ * strobe that orders it. Both are later than the end of the window in which
+ * the node ran, so the medium can hand every receiver its signals in time.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cc2420.h"
+#include "medium.h"
+
+struct tx_rec {
+	struct tx_announce a;
+	uint32_t src;
+	bool aborted;
+	bool start_delivered, end_delivered, written;
+	struct air_signal *signals;
+	size_t n_signals;
+	struct tx_rec *next;	/* in (start, id) order */
+};
+
+struct medium {
+	struct medium_config cfg;
+	struct sim_node **nodes;
+	size_t n_nodes;
+	uint64_t prng;
+	FILE *pcap;
+	struct tx_rec *head;
+	struct log_buf log;
+};
+
+#define BYTE_PS (32 * PS_PER_US)
+#define SHR_BYTES 5
+/* A receiver may still read a signal's announcement this long after its
+ * start: a garbled length byte can stretch a reception to 127 bytes. */
+#define RECEPTION_MAX_PS ((SHR_BYTES + 1 + FRAME_MAX + 2) * BYTE_PS)
+
+static double uniform(struct medium *m)
+{
+	uint64_t z = (m->prng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void pcap_header(FILE *f)
+{
+	/* nanosecond-resolution pcap, LINKTYPE_IEEE802_15_4_WITHFCS */
+	const uint32_t h[6] = { 0xA1B23C4D, 0x00040002, 0, 0, 65535, 195 };
+	fwrite(h, sizeof h, 1, f);
+}
+
+struct medium *medium_new(const struct medium_config *cfg, struct sim_node **nodes, size_t n_nodes,
+			  uint64_t seed, FILE *pcap)
+{
+	struct medium *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->cfg = *cfg;
+	m->nodes = nodes;
+	m->n_nodes = n_nodes;
+	m->prng = seed ^ 0x6A09E667F3BCC908ull;
+	m->pcap = pcap;
+	if (pcap)
+		pcap_header(pcap);
+	return m;
+}
+
+struct log_buf *medium_log(struct medium *m) { return &m->log; }
+
+static void add_signal(struct tx_rec *t, const struct air_signal *s)
+{
+	struct air_signal *grown = realloc(t->signals, (t->n_signals + 1) * sizeof *grown);
+	if (!grown) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		exit(1);
+	}
+	t->signals = grown;
+	t->signals[t->n_signals++] = *s;
+}
+
+/* Who hears it, how strongly, and whether the loss draws let it through. */
+static void find_receivers(struct medium *m, struct tx_rec *t)
+{
+	const struct sim_node *src = m->nodes[t->src];
+	struct air_signal base = {
+		.tx = t->a.id, .from = (uint16_t)t->src, .kind = t->a.kind, .channel = t->a.channel,
+		.len = t->a.len, .start = t->a.start, .end = t->a.end,
+	};
+	if (m->cfg.model == MEDIUM_TABLE) {
+		for (size_t i = 0; i < m->cfg.n_links; i++) {
+			const struct link *l = &m->cfg.links[i];
+			if (l->from != t->src || !m->nodes[l->to]->has_radio)
+				continue;
+			struct air_signal s = base;
+			s.to = l->to;
+			s.in_range = true;
+			s.receivable = uniform(m) < l->prr;
+			s.rx_dbm = l->rssi_dbm + t->a.power_dbm;
+			add_signal(t, &s);
+		}
+		return;
+	}
+	bool sent_ok = uniform(m) < m->cfg.success_tx;	/* once per transmission, as UDGM */
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		const struct sim_node *n = m->nodes[i];
+		if (i == t->src || !n->has_radio)
+			continue;
+		double dx = n->x - src->x, dy = n->y - src->y, dz = n->z - src->z;
+		double d = sqrt(dx * dx + dy * dy + dz * dz);
+		if (d > m->cfg.int_range_m)
+			continue;
+		struct air_signal s = base;
+		s.to = (uint32_t)i;
+		s.in_range = d <= m->cfg.tx_range_m;
+		s.receivable = s.in_range && sent_ok && uniform(m) < m->cfg.success_rx;
+		/* unit disk: everyone in interference range hears it above the
+		 * CC2420's default CCA threshold (-77 dBm), fading with distance */
+		s.rx_dbm = t->a.power_dbm - 40.0 - 30.0 * (m->cfg.int_range_m > 0 ? d / m->cfg.int_range_m : 0);
+		add_signal(t, &s);
+	}
+}
+
+static void insert_sorted(struct medium *m, struct tx_rec *t)
+{
+	struct tx_rec **p = &m->head;
+	while (*p && ((*p)->a.start < t->a.start || ((*p)->a.start == t->a.start && (*p)->a.id < t->a.id)))
+		p = &(*p)->next;
+	t->next = *p;
+	*p = t;
+}
+
+void medium_collect(struct medium *m, sim_ps now)
+{
+	(void)now;
+	for (size_t i = 0; i < m->n_nodes; i++) {
+		struct sim_node *n = m->nodes[i];
+		for (size_t k = 0; k < n->n_announces; k++) {
+			struct tx_rec *t = calloc(1, sizeof *t);
+			if (!t) {
+				fprintf(stderr, "tern-sim: error: out of memory\n");
+				exit(1);
+			}
+			t->a = n->announces[k];
+			t->src = (uint32_t)i;
+			find_receivers(m, t);
+			for (size_t s = 0; s < t->n_signals; s++)
+				t->signals[s].psdu = t->a.psdu;
+			insert_sorted(m, t);
+		}
+		n->n_announces = 0;
+		for (size_t k = 0; k < n->n_stops; k++) {
+			const struct tx_stop *stop = &n->stops[k];
+			for (struct tx_rec *t = m->head; t; t = t->next) {
+				if (t->a.id != stop->id || t->end_delivered || stop->at >= t->a.end)
+					continue;
+				t->a.end = stop->at < t->a.start ? t->a.start : stop->at;
+				t->aborted = true;
+				for (size_t s = 0; s < t->n_signals; s++)
+					t->signals[s].end = t->a.end;
+			}
+		}
+		n->n_stops = 0;
+	}
+}
+
+sim_ps medium_next(const struct medium *m)
+{
+	sim_ps next = SIM_PS_MAX;
+	for (const struct tx_rec *t = m->head; t; t = t->next) {
+		if (!t->start_delivered && t->a.start < next)
+			next = t->a.start;
+		else if (t->start_delivered && !t->end_delivered && t->a.end < next)
+			next = t->a.end;
+	}
+	return next;
+}
+
+bool medium_busy(const struct medium *m)
+{
+	for (const struct tx_rec *t = m->head; t; t = t->next)
+		if (!t->end_delivered)
+			return true;
+	return false;
+}
+
+static void write_pcap(struct medium *m, const struct tx_rec *t)
+{
+	if (!m->pcap || t->a.kind != TX_FRAME || t->a.end <= t->a.start)
+		return;
+	/* the bytes that made it on air: the PSDU starts after SHR and length */
+	sim_ps psdu_start = t->a.start + (SHR_BYTES + 1) * BYTE_PS;
+	uint32_t sent = t->a.len;
+	if (t->aborted)
+		sent = t->a.end <= psdu_start ? 0 : (uint32_t)((t->a.end - psdu_start) / BYTE_PS);
+	if (sent > t->a.len)
+		sent = t->a.len;
+	if (sent == 0)
+		return;
+	sim_ps ns = t->a.start / 1000;
+	uint32_t rec[4] = { (uint32_t)(ns / 1000000000u), (uint32_t)(ns % 1000000000u), sent, t->a.len };
+	fwrite(rec, sizeof rec, 1, m->pcap);
+	fwrite(t->a.psdu, 1, sent, m->pcap);
+}
+
+void medium_deliver(struct medium *m, sim_ps until)
+{
+	for (struct tx_rec *t = m->head; t; t = t->next) {
+		if (!t->start_delivered && t->a.start < until) {
+			if (t->a.end <= t->a.start) {	/* stopped before it began */
+				t->start_delivered = t->end_delivered = t->written = true;
+				continue;
+			}
+			t->start_delivered = true;
+			log_event(&m->log, t->a.start, t->src,
+				  "\"event\":\"tx_start\",\"tx\":%" PRIu32 ",\"len\":%u,\"channel\":%u,\"kind\":\"%s\"",
+				  t->a.id, t->a.len, t->a.channel, t->a.kind == TX_FRAME ? "frame" : "carrier");
+			for (size_t s = 0; s < t->n_signals; s++) {
+				struct sim_node *n = m->nodes[t->signals[s].to];
+				if (n->status == NODE_RUNNING)
+					node_at(n, t->a.start, cc2420_air_start, &t->signals[s], 0);
+			}
+		}
+		if (t->start_delivered && !t->end_delivered && t->a.end < until) {
+			t->end_delivered = true;
+			log_event(&m->log, t->a.end, t->src, "\"event\":\"tx_end\",\"tx\":%" PRIu32 ",\"aborted\":%s",
+				  t->a.id, t->aborted ? "true" : "false");
+			for (size_t s = 0; s < t->n_signals; s++) {
+				struct sim_node *n = m->nodes[t->signals[s].to];
+				if (n->status == NODE_RUNNING)
+					node_at(n, t->a.end, cc2420_air_end, &t->signals[s], 0);
+			}
+		}
+	}
+	/* Write finished frames in start order; free what no receiver can
+	 * still look at. */
+	while (m->head && m->head->end_delivered) {
+		struct tx_rec *t = m->head;
+		if (!t->written) {
+			write_pcap(m, t);
+			t->written = true;
+		}
+		sim_ps keep = t->a.end > t->a.start + RECEPTION_MAX_PS ? t->a.end : t->a.start + RECEPTION_MAX_PS;
+		if (keep + BYTE_PS >= until)
+			break;
+		m->head = t->next;
+		free(t->signals);
+		free(t);
+	}
+}
+
+void medium_finish(struct medium *m)
+{
+	for (struct tx_rec *t = m->head; t; t = t->next)
+		if (!t->written && t->end_delivered)
+			write_pcap(m, t);
+}

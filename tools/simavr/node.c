@@ -1,0 +1,456 @@
+/*
+ * node.c - one simulated node of tern-sim: an AVR core on libsimavr with its
+ * console, exit port and node-id registers, its event queue, its pins and the
+ * stepping of one lockstep window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <avr_extint.h>
+#include <avr_ioport.h>
+#include <avr_uart.h>
+#include <sim_elf.h>
+#include <sim_interrupts.h>
+#include <sim_io.h>
+
+#include "sim.h"
+#include "tern_simavr_abi.h"
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+	if (!q) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+/* --- event log -------------------------------------------------------------- */
+
+void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ...)
+{
+	if (buf->n == buf->cap) {
+		buf->cap = buf->cap ? 2 * buf->cap : 64;
+		buf->lines = xrealloc(buf->lines, buf->cap * sizeof *buf->lines);
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *text;
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		exit(1);
+	}
+	va_end(ap);
+	buf->lines[buf->n++] = (struct log_line){ .t = t, .node = node, .seq = buf->seq++, .text = text };
+}
+
+/* --- event queue ---------------------------------------------------------- */
+
+static bool event_before(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->when < b->when || (a->when == b->when && a->seq < b->seq);
+}
+
+static void heap_push(struct sim_node *n, struct sim_event ev)
+{
+	if (n->n_events == n->cap_events) {
+		n->cap_events = n->cap_events ? 2 * n->cap_events : 16;
+		n->events = xrealloc(n->events, n->cap_events * sizeof *n->events);
+	}
+	size_t i = n->n_events++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!event_before(&ev, &n->events[parent]))
+			break;
+		n->events[i] = n->events[parent];
+		i = parent;
+	}
+	n->events[i] = ev;
+}
+
+static struct sim_event heap_pop(struct sim_node *n)
+{
+	struct sim_event top = n->events[0];
+	struct sim_event last = n->events[--n->n_events];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n->n_events)
+			break;
+		if (c + 1 < n->n_events && event_before(&n->events[c + 1], &n->events[c]))
+			c++;
+		if (!event_before(&n->events[c], &last))
+			break;
+		n->events[i] = n->events[c];
+		i = c;
+	}
+	if (n->n_events)
+		n->events[i] = last;
+	return top;
+}
+
+static avr_cycle_count_t queue_timer(avr_t *avr, avr_cycle_count_t when, void *param);
+
+/* Keep one simavr cycle timer on the earliest event. While the queue is being
+ * dispatched the timer is detached by simavr, which re-arms it from the
+ * callback's return value instead. */
+static __thread bool dispatching;	/* a node runs on one thread at a time */
+
+static void arm(struct sim_node *n)
+{
+	if (dispatching || !n->n_events)
+		return;
+	avr_cycle_count_t c = node_ps_to_cycle(n, n->events[0].when);
+	if (n->armed_cycle == c && c > n->avr->cycle)
+		return;
+	n->armed_cycle = c;
+	avr_cycle_timer_register(n->avr, c > n->avr->cycle ? c - n->avr->cycle : 0, queue_timer, n);
+}
+
+void node_at(struct sim_node *n, sim_ps when, sim_event_fn fn, void *arg, uint32_t data)
+{
+	heap_push(n, (struct sim_event){ .when = when, .seq = n->event_seq++, .fn = fn, .arg = arg, .data = data });
+	arm(n);
+}
+
+static avr_cycle_count_t queue_timer(avr_t *avr, avr_cycle_count_t when, void *param)
+{
+	(void)when;
+	struct sim_node *n = param;
+	dispatching = true;
+	while (n->n_events && node_ps_to_cycle(n, n->events[0].when) <= avr->cycle) {
+		struct sim_event ev = heap_pop(n);
+		ev.fn(n, ev.when, ev.arg, ev.data);
+	}
+	dispatching = false;
+	if (!n->n_events) {
+		n->armed_cycle = 0;
+		return 0;
+	}
+	n->armed_cycle = node_ps_to_cycle(n, n->events[0].when);
+	return n->armed_cycle;
+}
+
+/* --- outbox ---------------------------------------------------------------- */
+
+void node_announce(struct sim_node *n, const struct tx_announce *a)
+{
+	if (n->n_announces == n->cap_announces) {
+		n->cap_announces = n->cap_announces ? 2 * n->cap_announces : 4;
+		n->announces = xrealloc(n->announces, n->cap_announces * sizeof *n->announces);
+	}
+	n->announces[n->n_announces++] = *a;
+}
+
+void node_stop_tx(struct sim_node *n, uint32_t id, sim_ps at)
+{
+	if (n->n_stops == n->cap_stops) {
+		n->cap_stops = n->cap_stops ? 2 * n->cap_stops : 4;
+		n->stops = xrealloc(n->stops, n->cap_stops * sizeof *n->stops);
+	}
+	n->stops[n->n_stops++] = (struct tx_stop){ .id = id, .at = at };
+}
+
+/* --- pins ------------------------------------------------------------------ */
+
+avr_irq_t *node_pin_irq(struct sim_node *n, char port, int bit)
+{
+	return avr_io_getirq(n->avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
+}
+
+/* ATmega128 Timer1 input capture (ICP1 = PD4): libsimavr copies TCNT1 to ICR1
+ * when the pin's edge is raised, which is at the end of the instruction
+ * during which it happened. The capture unit samples the pin every cycle, so
+ * ICR1 is put back to the count at the edge itself. */
+#define M128_ICR1L 0x46
+#define M128_TCCR1B 0x4E
+#define M128_TIFR 0x56
+#define M128_ICF1 0x20
+
+static void capture_at_edge(struct sim_node *n, uint8_t tifr_before, sim_ps when)
+{
+	uint8_t *d = n->avr->data;
+	if ((tifr_before & M128_ICF1) || !(d[M128_TIFR] & M128_ICF1))
+		return;	/* no new capture */
+	static const unsigned prescale[8] = { 0, 1, 8, 64, 256, 1024, 0, 0 };
+	unsigned div = prescale[d[M128_TCCR1B] & 7];
+	avr_cycle_count_t edge = node_ps_to_cycle(n, when);
+	if (!div || edge >= n->avr->cycle)
+		return;
+	/* counts elapsed since the edge (at this prescaler's phase) */
+	uint16_t late = (uint16_t)(n->avr->cycle / div - edge / div);
+	uint16_t icr = (uint16_t)(d[M128_ICR1L] | d[M128_ICR1L + 1] << 8);
+	icr = (uint16_t)(icr - late);
+	d[M128_ICR1L] = (uint8_t)icr;
+	d[M128_ICR1L + 1] = (uint8_t)(icr >> 8);
+}
+
+void node_drive_pin(struct sim_node *n, char port, int bit, int value, sim_ps when)
+{
+	avr_irq_t *irq = node_pin_irq(n, port, bit);
+	if (!irq)
+		return;
+	bool icp1 = port == 'D' && bit == 4 && strcmp(n->mcu, "atmega128") == 0;
+	uint8_t tifr = n->avr->data[M128_TIFR];
+	n->edge_at = when;
+	avr_raise_irq(irq, value ? 1 : 0);
+	n->edge_at = 0;
+	if (icp1)
+		capture_at_edge(n, tifr, when);
+}
+
+struct probe_state {
+	struct pin_probe probe;
+	int last;
+};
+
+static void probe_edge(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	struct probe_state *p = param;
+	int v = value & 1;
+	if (v == p->last)
+		return;
+	p->last = v;
+	struct sim_node *n = p->probe.node;
+	log_event(&n->log, n->edge_at ? n->edge_at : node_now(n), n->index,
+		  "\"event\":\"pin\",\"port\":\"%c\",\"bit\":%u,\"label\":\"%s\",\"value\":%d",
+		  p->probe.port, p->probe.bit, p->probe.label, v);
+}
+
+int node_probe_pin(struct sim_node *n, char port, uint8_t bit, const char *label)
+{
+	avr_irq_t *irq = node_pin_irq(n, port, bit);
+	if (!irq)
+		return -1;
+	struct probe_state *p = calloc(1, sizeof *p);
+	if (!p)
+		return -1;
+	p->probe.node = n;
+	p->probe.port = port;
+	p->probe.bit = bit;
+	snprintf(p->probe.label, sizeof p->probe.label, "%s", label);
+	p->last = -1;
+	avr_irq_register_notify(irq, probe_edge, p);
+	return 0;
+}
+
+/* --- the core ---------------------------------------------------------------- */
+
+static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	struct sim_node *n = param;
+	fputc((int)(value & 0xff), n->console);
+}
+
+static void exit_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+	(void)addr;
+	struct sim_node *n = param;
+	n->status = NODE_EXITED;
+	n->exit_status = v;
+	n->end_ps = node_now(n);
+	avr->state = cpu_Done;
+	log_event(&n->log, n->end_ps, n->index, "\"event\":\"exit\",\"status\":%u", v);
+}
+
+static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
+{
+	(void)avr;
+	struct sim_node *n = param;
+	switch (addr) {
+	case TERN_SIM_NODE_ID_LO_ADDR: return (uint8_t)n->index;
+	case TERN_SIM_NODE_ID_HI_ADDR: return (uint8_t)(n->index >> 8);
+	case TERN_SIM_CHANNEL_ADDR: return n->channel_reg;
+	default: return 0;
+	}
+}
+
+static void sleep_no_wait(avr_t *avr, avr_cycle_count_t how_long)
+{
+	(void)avr;
+	(void)how_long;
+}
+
+static avr_cycle_count_t barrier(avr_t *avr, avr_cycle_count_t when, void *param)
+{
+	(void)avr;
+	(void)when;
+	(void)param;
+	return 0;
+}
+
+/* simavr 1.6 loads only .text and .data; load every program segment that lies
+ * in flash (tern's .tern_params and the like) at its load address as well. */
+static int load_flash_segments(struct sim_node *n, char *err, size_t errlen)
+{
+	int fd = open(n->elf, O_RDONLY);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", n->elf, strerror(errno));
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t count = 0;
+	int rc = 0;
+	if (!elf || elf_getphdrnum(elf, &count) != 0) {
+		snprintf(err, errlen, "cannot read the program headers of '%s'", n->elf);
+		rc = -1;
+	}
+	for (size_t i = 0; rc == 0 && i < count; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0 ||
+		    ph.p_paddr >= 0x800000)
+			continue;
+		if (ph.p_paddr + ph.p_filesz > (uint64_t)n->avr->flashend + 1) {
+			snprintf(err, errlen, "'%s' does not fit the %s flash", n->elf, n->mcu);
+			rc = -1;
+		} else if (pread(fd, n->avr->flash + ph.p_paddr, ph.p_filesz, (off_t)ph.p_offset) !=
+			   (ssize_t)ph.p_filesz) {
+			snprintf(err, errlen, "cannot read a segment of '%s'", n->elf);
+			rc = -1;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
+{
+	elf_firmware_t fw;
+	memset(&fw, 0, sizeof fw);
+	if (access(n->elf, R_OK) != 0 || elf_read_firmware(n->elf, &fw) != 0) {
+		snprintf(err, errlen, "node %s: cannot load ELF image '%s'", n->name, n->elf);
+		return -1;
+	}
+	n->avr = avr_make_mcu_by_name(n->mcu);
+	if (!n->avr) {
+		snprintf(err, errlen, "node %s: unknown MCU '%s'", n->name, n->mcu);
+		return -1;
+	}
+	avr_init(n->avr);
+	n->avr->log = LOG_ERROR;
+	n->avr->gdb_port = 0;
+	n->avr->sleep = sleep_no_wait;
+	if (fw.flashsize == 0 || (uint64_t)fw.flashbase + fw.flashsize > (uint64_t)n->avr->flashend + 1) {
+		snprintf(err, errlen, "node %s: '%s' holds no code or does not fit the %s flash",
+			 n->name, n->elf, n->mcu);
+		return -1;
+	}
+	fw.frequency = n->freq_hz;
+	avr_load_firmware(n->avr, &fw);
+	n->avr->frequency = n->freq_hz;
+	if (load_flash_segments(n, err, errlen) != 0)
+		return -1;
+	n->ps_den = (unsigned __int128)n->freq_hz * (unsigned __int128)(1000000000 + n->ppb);
+
+	/* Console: no line echo, no usleep() on UCSR0A polls (see tern-simavr.c). */
+	uint32_t uart_flags = 0;
+	avr_irq_t *out = avr_io_getirq(n->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
+	if (!out || avr_ioctl(n->avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags) != 0) {
+		snprintf(err, errlen, "node %s: MCU '%s' has no USART0", n->name, n->mcu);
+		return -1;
+	}
+	n->console = console;
+	avr_irq_register_notify(out, uart_out, n);
+	/* libsimavr polls a low-level external interrupt pin on every cycle
+	 * while it is low, enabled or not (a device pin idling low, like FIFOP,
+	 * made the simulation 4x slower); its non-strict mode triggers on the
+	 * falling edge instead (docs/tern-sim.md). */
+	for (uint8_t i = 0; i < 8; i++)
+		avr_extint_set_strict_lvl_trig(n->avr, i, 0);
+	avr_register_io_write(n->avr, TERN_SIMAVR_EXIT_ADDR, exit_port_write, n);
+	avr_register_io_read(n->avr, TERN_SIM_NODE_ID_LO_ADDR, abi_read, n);
+	avr_register_io_read(n->avr, TERN_SIM_NODE_ID_HI_ADDR, abi_read, n);
+	avr_register_io_read(n->avr, TERN_SIM_CHANNEL_ADDR, abi_read, n);
+	return 0;
+}
+
+void node_crash(struct sim_node *n, uint32_t pc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n->crash_reason, sizeof n->crash_reason, fmt, ap);
+	va_end(ap);
+	n->status = NODE_CRASHED;
+	n->crash_pc = pc;
+	n->end_ps = node_now(n);
+	log_event(&n->log, n->end_ps, n->index, "\"event\":\"crash\",\"reason\":\"%s\",\"pc\":%" PRIu32,
+		  n->crash_reason, pc);
+}
+
+sim_ps node_next_ps(const struct sim_node *n)
+{
+	if (n->status != NODE_RUNNING)
+		return SIM_PS_MAX;
+	const avr_t *avr = n->avr;
+	if (avr->state == cpu_Running || avr_has_pending_interrupts((avr_t *)avr))
+		return node_now(n);
+	if (!avr->cycle_timers.timer)
+		return SIM_PS_MAX;
+	return node_cycle_to_ps(n, avr->cycle_timers.timer->when);
+}
+
+/* The sleep mode selected: SM2..0 of MCUCR on the ATmega128, of SMCR on
+ * the newer parts. */
+static unsigned sleep_mode(const struct sim_node *n)
+{
+	if (strcmp(n->mcu, "atmega128") == 0) {
+		uint8_t mcucr = n->avr->data[0x55];
+		return (unsigned)((mcucr >> 2 & 1) << 2 | (mcucr >> 4 & 1) << 1 | (mcucr >> 3 & 1));
+	}
+	return (n->avr->data[0x53] >> 1) & 7;
+}
+
+void node_run_until(struct sim_node *n, sim_ps end)
+{
+	if (n->status != NODE_RUNNING)
+		return;
+	avr_t *avr = n->avr;
+	const avr_cycle_count_t end_cycle = node_ps_to_cycle(n, end);
+	if (avr->cycle >= end_cycle)
+		return;
+	/* A sleeping core jumps to its next cycle timer: this one keeps it
+	 * from jumping past the window, where another node may yet send it
+	 * something. */
+	avr_cycle_timer_register(avr, end_cycle - avr->cycle, barrier, n);
+	while (avr->cycle < end_cycle) {
+		const avr_flashaddr_t pc = avr->pc;
+		const avr_cycle_count_t before = avr->cycle;
+		const bool asleep = avr->state == cpu_Sleeping;
+		int state = avr_run(avr);
+		if (asleep) {
+			n->sleep_cycles += avr->cycle - before;
+			n->sleep_by_mode[sleep_mode(n)] += avr->cycle - before;
+		}
+		if (n->status != NODE_RUNNING)
+			return;
+		if (n->invalid_opcode) {
+			node_crash(n, pc, "invalid opcode at PC 0x%05" PRIx32, (uint32_t)pc);
+			return;
+		}
+		if (state == cpu_Running || state == cpu_Sleeping)
+			continue;
+		if (state == cpu_Done)
+			node_crash(n, pc, "sleeping forever: SLEEP with interrupts disabled (PC 0x%05" PRIx32 ")",
+				   (uint32_t)pc);
+		else
+			node_crash(n, pc, "CPU crashed at PC 0x%05" PRIx32 " (simavr state %d)",
+				   (uint32_t)pc, state);
+		return;
+	}
+}

@@ -1,0 +1,626 @@
+/*
+ * tern-sim - many AVR nodes with CC2420 radios in one deterministic,
+ * cycle-exact simulation on libsimavr.
+ *
+ *   tern-sim [--threads N] CONFIG
+ *
+ * CONFIG is the line format of docs/tern-sim.md (`./tern sim` writes it from
+ * a scenario TOML). Outputs go to the directory the config names: consoles,
+ * air.pcap, events.jsonl, summary.json.
+ *
+ * Nodes run in lockstep windows no longer than the shortest latency with
+ * which one node can affect another: a transmission goes on air 12 symbols
+ * after its strobe (LONG_WINDOW_PS), and while one is on air or about to
+ * be, a strobe can stop it one symbol later (SHORT_WINDOW_PS). What the nodes
+ * put on air is collected and handed to the receivers between windows, in
+ * node order. A window's
+ * nodes may run on several host threads: they share nothing while they run,
+ * so the outputs do not depend on the thread count.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cc2420.h"
+#include "medium.h"
+#include "sim.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105 };
+
+#define SHORT_WINDOW_PS (16 * PS_PER_US)
+#define LONG_WINDOW_PS (192 * PS_PER_US)
+#define PROBES_MAX 256
+
+/* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"). */
+#define SUPPLY_V 3.0
+static const double cpu_active_ma = 8.0;
+/* by the SM2..0 bits of MCUCR: idle, ADC noise reduction, power-down,
+ * power-save, -, -, standby, extended standby */
+static const double cpu_sleep_ma[8] = { 3.2, 1.0, 0.015, 0.015, 3.2, 3.2, 0.2, 0.2 };
+static const double radio_ma[CC2420_ACCT_STATES] = { 0.00002, 0.020, 0.426, 18.8, 17.4 };
+
+struct probe_cfg {
+	uint32_t node;
+	char port;
+	uint8_t bit;
+	char label[32];
+};
+
+struct config {
+	uint64_t seed;
+	sim_ps duration;
+	char out[1024];
+	unsigned threads;
+	double max_wall_s;
+	struct medium_config medium;
+	bool medium_seen;
+	struct sim_node **nodes;
+	size_t n_nodes;
+	struct probe_cfg probes[PROBES_MAX];
+	size_t n_probes;
+};
+
+/* --- config --------------------------------------------------------------- */
+
+static const char *config_path;
+static unsigned config_line;
+
+static void __attribute__((noreturn, format(printf, 1, 2))) config_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "tern-sim: %s:%u: ", config_path, config_line);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(EXIT_USAGE);
+}
+
+struct kv {
+	char *key, *value;
+	bool used;
+};
+
+static const char *take(struct kv *kv, int n, const char *key, bool required)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0) {
+			kv[i].used = true;
+			return kv[i].value;
+		}
+	if (required)
+		config_error("missing %s=", key);
+	return NULL;
+}
+
+static double number(const char *key, const char *v, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (errno || end == v || *end || !isfinite(d) || d < lo || d > hi)
+		config_error("%s=%s: must be a number in [%g, %g]", key, v, lo, hi);
+	return d;
+}
+
+static uint64_t integer(const char *key, const char *v, uint64_t hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long long u = strtoull(v, &end, 10);
+	if (errno || end == v || *end || *v == '-' || u > hi)
+		config_error("%s=%s: must be an integer in [0, %" PRIu64 "]", key, v, hi);
+	return u;
+}
+
+static uint32_t node_index(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_nodes; i++)
+		if (strcmp(c->nodes[i]->name, name) == 0)
+			return (uint32_t)i;
+	config_error("no node named '%s' (nodes come before the lines that name them)", name);
+}
+
+static void copy_str(char *dst, size_t size, const char *key, const char *v)
+{
+	if (strlen(v) >= size)
+		config_error("%s: longer than %zu characters", key, size - 1);
+	strcpy(dst, v);
+}
+
+static void parse_line(struct config *c, char *line)
+{
+	char *hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	char *save, *word = strtok_r(line, " \t\r\n", &save);
+	if (!word)
+		return;
+	struct kv kv[32];
+	int n = 0;
+	for (char *tok; (tok = strtok_r(NULL, " \t\r\n", &save));) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq == tok)
+			config_error("'%s': expected key=value", tok);
+		if (n == 32)
+			config_error("too many keys");
+		*eq = '\0';
+		kv[n++] = (struct kv){ .key = tok, .value = eq + 1 };
+	}
+	if (strcmp(word, "sim") == 0) {
+		c->seed = integer("seed", take(kv, n, "seed", true), UINT64_MAX);
+		double us = number("duration_us", take(kv, n, "duration_us", true), 1, 1e14);
+		c->duration = (sim_ps)(us * PS_PER_US);
+		copy_str(c->out, sizeof c->out, "out", take(kv, n, "out", true));
+		const char *t = take(kv, n, "threads", false);
+		if (t && c->threads == 0)
+			c->threads = (unsigned)integer("threads", t, 256);
+		const char *w = take(kv, n, "max_wall_s", false);
+		if (w)
+			c->max_wall_s = number("max_wall_s", w, 0, 1e9);
+	} else if (strcmp(word, "medium") == 0) {
+		struct medium_config *m = &c->medium;
+		const char *model = take(kv, n, "model", true);
+		if (strcmp(model, "udgm") == 0) {
+			m->model = MEDIUM_UDGM;
+			m->tx_range_m = number("tx_range_m", take(kv, n, "tx_range_m", true), 0, 1e7);
+			m->int_range_m = number("int_range_m", take(kv, n, "int_range_m", true), m->tx_range_m, 1e7);
+			m->success_tx = number("success_tx", take(kv, n, "success_tx", true), 0, 1);
+			m->success_rx = number("success_rx", take(kv, n, "success_rx", true), 0, 1);
+		} else if (strcmp(model, "table") == 0) {
+			m->model = MEDIUM_TABLE;
+		} else {
+			config_error("model=%s: must be udgm or table", model);
+		}
+		m->capture_db = number("capture_db", take(kv, n, "capture_db", true), 0, 100);
+		m->channel = (uint8_t)number("channel", take(kv, n, "channel", true), 11, 26);
+		c->medium_seen = true;
+	} else if (strcmp(word, "link") == 0) {
+		struct medium_config *m = &c->medium;
+		struct link l = {
+			.from = node_index(c, take(kv, n, "from", true)),
+			.to = node_index(c, take(kv, n, "to", true)),
+			.prr = number("prr", take(kv, n, "prr", true), 0, 1),
+			.rssi_dbm = number("rssi_dbm", take(kv, n, "rssi_dbm", true), -200, 30),
+		};
+		if (l.from == l.to)
+			config_error("a link from a node to itself");
+		m->links = realloc(m->links, (m->n_links + 1) * sizeof *m->links);
+		if (!m->links)
+			config_error("out of memory");
+		m->links[m->n_links++] = l;
+	} else if (strcmp(word, "node") == 0) {
+		struct sim_node *nd = calloc(1, sizeof *nd);
+		if (!nd)
+			config_error("out of memory");
+		const char *name = take(kv, n, "name", true);
+		for (const char *p = name; *p; p++)
+			if (!(*p == '-' || *p == '_' || (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z')))
+				config_error("name=%s: only letters, digits, - and _", name);
+		for (size_t i = 0; i < c->n_nodes; i++)
+			if (strcmp(c->nodes[i]->name, name) == 0)
+				config_error("name=%s: a second node of that name", name);
+		copy_str(nd->name, sizeof nd->name, "name", name);
+		copy_str(nd->elf, sizeof nd->elf, "elf", take(kv, n, "elf", true));
+		copy_str(nd->mcu, sizeof nd->mcu, "mcu", take(kv, n, "mcu", true));
+		nd->freq_hz = (uint32_t)number("freq_hz", take(kv, n, "freq_hz", true), 1000, 1e9);
+		nd->ppb = llround(number("ppm", take(kv, n, "ppm", true), -1000, 1000) * 1000);
+		nd->x = number("x", take(kv, n, "x", true), -1e7, 1e7);
+		nd->y = number("y", take(kv, n, "y", true), -1e7, 1e7);
+		nd->z = number("z", take(kv, n, "z", true), -1e7, 1e7);
+		const char *radio = take(kv, n, "radio", true);
+		if (strcmp(radio, "cc2420") != 0 && strcmp(radio, "none") != 0)
+			config_error("radio=%s: must be cc2420 or none", radio);
+		nd->has_radio = strcmp(radio, "cc2420") == 0;
+		const char *p = take(kv, n, "tx_power_dbm", false);
+		nd->tx_power_dbm = p ? (int8_t)number("tx_power_dbm", p, -30, 10) : 0;
+		nd->index = (uint32_t)c->n_nodes;
+		if (c->n_nodes >= 65535)
+			config_error("more than 65,535 nodes");
+		c->nodes = realloc(c->nodes, (c->n_nodes + 1) * sizeof *c->nodes);
+		if (!c->nodes)
+			config_error("out of memory");
+		c->nodes[c->n_nodes++] = nd;
+	} else if (strcmp(word, "pin") == 0) {
+		if (c->n_probes == PROBES_MAX)
+			config_error("more than %d pins", PROBES_MAX);
+		struct probe_cfg *p = &c->probes[c->n_probes++];
+		p->node = node_index(c, take(kv, n, "node", true));
+		const char *port = take(kv, n, "port", true);
+		if (strlen(port) != 1 || port[0] < 'A' || port[0] > 'G')
+			config_error("port=%s: must be one of A..G", port);
+		p->port = port[0];
+		p->bit = (uint8_t)integer("bit", take(kv, n, "bit", true), 7);
+		const char *label = take(kv, n, "label", false);
+		copy_str(p->label, sizeof p->label, "label", label ? label : "pin");
+	} else {
+		config_error("unknown directive '%s'", word);
+	}
+	for (int i = 0; i < n; i++)
+		if (!kv[i].used)
+			config_error("%s: unknown key", kv[i].key);
+}
+
+static void read_config(struct config *c, const char *path)
+{
+	config_path = path;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "tern-sim: cannot read '%s': %s\n", path, strerror(errno));
+		exit(EXIT_USAGE);
+	}
+	char line[4096];
+	while (fgets(line, sizeof line, f)) {
+		config_line++;
+		if (!strchr(line, '\n') && !feof(f))
+			config_error("line longer than %zu characters", sizeof line - 1);
+		parse_line(c, line);
+	}
+	fclose(f);
+	config_line = 0;
+	if (!c->duration)
+		config_error("no 'sim' line");
+	if (!c->medium_seen)
+		config_error("no 'medium' line");
+	if (!c->n_nodes)
+		config_error("no 'node' line");
+	if (c->threads == 0)
+		c->threads = 1;
+}
+
+/* --- the event log -------------------------------------------------------------- */
+
+static struct log_line *pending;
+static size_t n_pending, cap_pending;
+
+static int line_order(const void *pa, const void *pb)
+{
+	const struct log_line *a = pa, *b = pb;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void gather(struct log_buf *buf, uint64_t source)
+{
+	for (size_t i = 0; i < buf->n; i++) {
+		if (n_pending == cap_pending) {
+			cap_pending = cap_pending ? 2 * cap_pending : 256;
+			pending = realloc(pending, cap_pending * sizeof *pending);
+			if (!pending) {
+				fprintf(stderr, "tern-sim: error: out of memory\n");
+				exit(1);
+			}
+		}
+		struct log_line l = buf->lines[i];
+		l.seq = l.seq << 1 | source;	/* a node's own lines before the medium's */
+		pending[n_pending++] = l;
+	}
+	buf->n = 0;
+}
+
+/* Write every gathered line before `until` in time order. */
+static void flush_log(FILE *out, struct sim_node **nodes, sim_ps until)
+{
+	qsort(pending, n_pending, sizeof *pending, line_order);
+	size_t k = 0;
+	for (; k < n_pending && pending[k].t < until; k++) {
+		fprintf(out, "{\"t_ps\":%" PRIu64 ",\"node\":\"%s\",%s}\n", pending[k].t,
+			nodes[pending[k].node]->name, pending[k].text);
+		free(pending[k].text);
+	}
+	memmove(pending, pending + k, (n_pending - k) * sizeof *pending);
+	n_pending -= k;
+}
+
+/* --- threads -------------------------------------------------------------------- */
+
+struct pool {
+	unsigned n;
+	pthread_t *threads;
+	pthread_barrier_t start, done;
+	struct sim_node **run;
+	size_t n_run;
+	sim_ps until;
+	bool quit;
+};
+
+static void run_share(struct pool *p, unsigned share)
+{
+	for (size_t i = share; i < p->n_run; i += p->n)
+		node_run_until(p->run[i], p->until);
+}
+
+struct worker_arg {
+	struct pool *pool;
+	unsigned share;
+};
+
+static void *worker(void *arg)
+{
+	struct worker_arg *w = arg;
+	for (;;) {
+		pthread_barrier_wait(&w->pool->start);
+		if (w->pool->quit)
+			return NULL;
+		run_share(w->pool, w->share);
+		pthread_barrier_wait(&w->pool->done);
+	}
+}
+
+static void pool_start(struct pool *p, unsigned n)
+{
+	p->n = n;
+	if (n < 2)
+		return;
+	p->threads = calloc(n, sizeof *p->threads);
+	struct worker_arg *args = calloc(n, sizeof *args);
+	if (!p->threads || !args) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		exit(1);
+	}
+	pthread_barrier_init(&p->start, NULL, n);
+	pthread_barrier_init(&p->done, NULL, n);
+	for (unsigned i = 1; i < n; i++) {
+		args[i] = (struct worker_arg){ .pool = p, .share = i };
+		pthread_create(&p->threads[i], NULL, worker, &args[i]);
+	}
+}
+
+/* Nodes of one window: on the pool when there are enough to share. */
+static void run_window(struct pool *p, struct sim_node **run, size_t n_run, sim_ps until)
+{
+	if (p->n < 2 || n_run < 2) {
+		for (size_t i = 0; i < n_run; i++)
+			node_run_until(run[i], until);
+		return;
+	}
+	p->run = run;
+	p->n_run = n_run;
+	p->until = until;
+	pthread_barrier_wait(&p->start);
+	run_share(p, 0);
+	pthread_barrier_wait(&p->done);
+}
+
+static void pool_stop(struct pool *p)
+{
+	if (p->n < 2)
+		return;
+	p->quit = true;
+	pthread_barrier_wait(&p->start);
+	for (unsigned i = 1; i < p->n; i++)
+		pthread_join(p->threads[i], NULL);
+}
+
+/* --- main ------------------------------------------------------------------------ */
+
+static struct config cfg;
+
+/* simavr logs an invalid opcode and carries on; for a kernel that is a wild
+ * jump, so the node counts as crashed. Other messages: errors only. */
+static void logger(avr_t *avr, const int level, const char *fmt, va_list ap)
+{
+	if (strstr(fmt, "Invalid Opcode")) {
+		for (size_t i = 0; i < cfg.n_nodes; i++)
+			if (cfg.nodes[i]->avr == avr)
+				cfg.nodes[i]->invalid_opcode = 1;
+	}
+	if (level > LOG_ERROR)
+		return;
+	fputs("simavr: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+static FILE *open_out(const char *dir, const char *name, const char *mode)
+{
+	char path[2048];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, mode);
+	if (!f) {
+		fprintf(stderr, "tern-sim: cannot write '%s': %s\n", path, strerror(errno));
+		exit(EXIT_USAGE);
+	}
+	return f;
+}
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "tern-sim: cannot create '%s': %s\n", path, strerror(errno));
+		exit(EXIT_USAGE);
+	}
+}
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void write_summary(FILE *f, sim_ps end)
+{
+	fprintf(f, "{\"seed\": %" PRIu64 ", \"duration_ps\": %" PRIu64 ", \"end_ps\": %" PRIu64
+		",\n \"nodes\": [",
+		cfg.seed, cfg.duration, end);
+	for (size_t i = 0; i < cfg.n_nodes; i++) {
+		struct sim_node *n = cfg.nodes[i];
+		sim_ps node_end = n->status == NODE_RUNNING ? end : n->end_ps;
+		uint64_t cycles = n->avr->cycle;
+		double seconds = node_end / 1e12;
+		double sleep_mc = 0;	/* mA x cycles asleep */
+		for (int m = 0; m < 8; m++)
+			sleep_mc += cpu_sleep_ma[m] * (double)n->sleep_by_mode[m];
+		double active_cycles = cycles > n->sleep_cycles ? (double)(cycles - n->sleep_cycles) : 0;
+		double cpu_mj = cycles ? SUPPLY_V * (cpu_active_ma * active_cycles + sleep_mc) / (double)cycles *
+			seconds : 0;
+		static const char *const status[] = { "running", "exit", "crash" };
+		fprintf(f, "%s\n  {\"name\": \"%s\", \"status\": \"%s\", \"exit_status\": %d, \"end_ps\": %" PRIu64
+			", \"cycles\": %" PRIu64 ", \"sleep_cycles\": %" PRIu64,
+			i ? "," : "", n->name, status[n->status], n->status == NODE_EXITED ? n->exit_status : -1,
+			node_end, cycles, n->sleep_cycles);
+		if (n->status == NODE_CRASHED)
+			fprintf(f, ", \"crash\": \"%s\", \"crash_pc\": %" PRIu32, n->crash_reason, n->crash_pc);
+		double radio_mj = 0;
+		if (n->radio) {
+			cc2420_finish(n->radio, node_end);
+			const struct cc2420_counters *c = cc2420_counters(n->radio);
+			const sim_ps *acct = cc2420_acct(n->radio);
+			fprintf(f, ",\n   \"frames_sent\": %" PRIu64 ", \"frames_aborted\": %" PRIu64
+				", \"frames_received\": %" PRIu64 ", \"frames_bad_fcs\": %" PRIu64
+				", \"frames_collided\": %" PRIu64 ", \"frames_lost\": %" PRIu64
+				", \"frames_rejected\": %" PRIu64 ", \"rx_overflows\": %" PRIu64
+				", \"tx_underflows\": %" PRIu64 ", \"rxfifo_underflows\": %" PRIu64
+				", \"unsupported_strobes\": %" PRIu64 ",\n   \"radio_ps\": {",
+				c->frames_sent, c->frames_aborted, c->frames_received, c->frames_bad_fcs,
+				c->frames_collided, c->frames_lost, c->frames_rejected, c->rx_overflows,
+				c->tx_underflows, c->rxfifo_underflows, c->unsupported_strobes);
+			for (int s = 0; s < CC2420_ACCT_STATES; s++) {
+				fprintf(f, "%s\"%s\": %" PRIu64, s ? ", " : "", cc2420_acct_names[s], acct[s]);
+				radio_mj += SUPPLY_V * radio_ma[s] * (acct[s] / 1e12);
+			}
+			fputc('}', f);
+		}
+		fprintf(f, ",\n   \"energy_mj\": {\"cpu\": %.6f, \"radio\": %.6f, \"total\": %.6f}}", cpu_mj,
+			radio_mj, cpu_mj + radio_mj);
+	}
+	fprintf(f, "\n]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	int a = 1;
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc) {
+			char *end;
+			long t = strtol(argv[++a], &end, 10);
+			if (*end || t < 1 || t > 256) {
+				fprintf(stderr, "tern-sim: --threads %s: must be 1..256\n", argv[a]);
+				return EXIT_USAGE;
+			}
+			cfg.threads = (unsigned)t;
+		} else {
+			fprintf(stderr, "usage: tern-sim [--threads N] CONFIG\n");
+			return strcmp(argv[a], "--help") == 0 ? 0 : EXIT_USAGE;
+		}
+	}
+	if (a != argc - 1) {
+		fprintf(stderr, "usage: tern-sim [--threads N] CONFIG\n");
+		return EXIT_USAGE;
+	}
+	read_config(&cfg, argv[a]);
+	avr_global_logger_set(logger);
+
+	make_dir(cfg.out);
+	char dir[1100];
+	snprintf(dir, sizeof dir, "%s/console", cfg.out);
+	make_dir(dir);
+	for (size_t i = 0; i < cfg.n_nodes; i++) {
+		struct sim_node *n = cfg.nodes[i];
+		char name[128], err[1400];
+		snprintf(name, sizeof name, "%s.txt", n->name);
+		FILE *console = open_out(dir, name, "wb");
+		if (node_load(n, console, err, sizeof err) != 0) {
+			fprintf(stderr, "tern-sim: %s\n", err);
+			return EXIT_LOAD;
+		}
+		n->channel_reg = cfg.medium.channel;
+		if (n->has_radio && !cc2420_attach(n, cfg.medium.capture_db, cfg.seed)) {
+			fprintf(stderr, "tern-sim: node %s: MCU '%s' lacks the MicaZ radio pins or SPI\n", n->name,
+				n->mcu);
+			return EXIT_LOAD;
+		}
+	}
+	for (size_t i = 0; i < cfg.n_probes; i++) {
+		struct probe_cfg *p = &cfg.probes[i];
+		if (node_probe_pin(cfg.nodes[p->node], p->port, p->bit, p->label) != 0) {
+			fprintf(stderr, "tern-sim: node %s has no pin P%c%u\n", cfg.nodes[p->node]->name, p->port,
+				p->bit);
+			return EXIT_USAGE;
+		}
+	}
+	FILE *pcap = open_out(cfg.out, "air.pcap", "wb");
+	FILE *events = open_out(cfg.out, "events.jsonl", "w");
+	struct medium *medium = medium_new(&cfg.medium, cfg.nodes, cfg.n_nodes, cfg.seed, pcap);
+	struct sim_node **run = calloc(cfg.n_nodes, sizeof *run);
+	if (!medium || !run) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		return 1;
+	}
+	struct pool pool = { 0 };
+	pool_start(&pool, cfg.threads);
+
+	const double wall_deadline = cfg.max_wall_s > 0 ? wall_seconds() + cfg.max_wall_s : 0;
+	int code = EXIT_OK;
+	sim_ps now = 0;
+	for (uint64_t windows = 0; now < cfg.duration; windows++) {
+		sim_ps window = medium_busy(medium) ? SHORT_WINDOW_PS : LONG_WINDOW_PS;
+		sim_ps until = now + window < cfg.duration ? now + window : cfg.duration;
+		medium_deliver(medium, until);
+		size_t n_run = 0;
+		bool alive = false;
+		for (size_t i = 0; i < cfg.n_nodes; i++) {
+			struct sim_node *n = cfg.nodes[i];
+			if (n->status != NODE_RUNNING)
+				continue;
+			alive = true;
+			if (node_next_ps(n) < until)
+				run[n_run++] = n;
+		}
+		if (!alive)
+			break;
+		run_window(&pool, run, n_run, until);
+		medium_collect(medium, until);
+		for (size_t i = 0; i < cfg.n_nodes; i++)
+			gather(&cfg.nodes[i]->log, 0);
+		gather(medium_log(medium), 1);
+		flush_log(events, cfg.nodes, until);
+		now = until;
+
+		/* Nobody awake: jump to the next thing that happens. */
+		sim_ps next = medium_next(medium);
+		for (size_t i = 0; i < cfg.n_nodes; i++) {
+			sim_ps t = node_next_ps(cfg.nodes[i]);
+			if (t < next)
+				next = t;
+		}
+		if (next > now)
+			now = next < cfg.duration ? next : cfg.duration;
+		if (wall_deadline && windows % 4096 == 0 && wall_seconds() > wall_deadline) {
+			fprintf(stderr, "tern-sim: error: wall-time limit of %g s reached at %.6f s simulated\n",
+				cfg.max_wall_s, now / 1e12);
+			code = EXIT_WALL_LIMIT;
+			break;
+		}
+	}
+	pool_stop(&pool);
+	medium_deliver(medium, now);
+	medium_finish(medium);
+	for (size_t i = 0; i < cfg.n_nodes; i++)
+		gather(&cfg.nodes[i]->log, 0);
+	gather(medium_log(medium), 1);
+	flush_log(events, cfg.nodes, SIM_PS_MAX);
+
+	FILE *summary = open_out(cfg.out, "summary.json", "w");
+	write_summary(summary, now);
+	fclose(summary);
+	fclose(events);
+	fclose(pcap);
+	for (size_t i = 0; i < cfg.n_nodes; i++) {
+		struct sim_node *n = cfg.nodes[i];
+		fclose(n->console);
+		if (n->status == NODE_CRASHED)
+			fprintf(stderr, "tern-sim: node %s crashed: %s\n", n->name, n->crash_reason);
+	}
+	return code;
+}
