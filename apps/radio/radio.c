@@ -280,6 +280,7 @@ static void start(void)
         tern_printf("radio: cc2420_init: %s\n", cc2420_status_name(st));
         port_exit(2);
     }
+    tern_printf("radio: cc2420 up at %llu\n", (unsigned long long)tern_now());
     switch (node.role) {
     case ROLE_PINGER:
         tern_timer_start(TIMER, ms(RADIO_START_MS), 0);

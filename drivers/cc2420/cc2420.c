@@ -297,10 +297,13 @@ static void sfd_rose(tern_time t)
     rx_rise_valid = true;
 }
 
+static void rx_drain(void);
+
 static void sfd_fell(void)
 {
     if (txs == TX_ON_AIR) {
         tx_finish(CC2420_OK);
+        rx_drain(); /* a frame left unannounced while the SFD was ours */
         return;
     }
     /* The end of a received frame (or of one the address filter dropped:
@@ -433,9 +436,31 @@ static void rx_one(void)
         tern_free(f);
 }
 
-/* At most this many frames per interrupt: 128 bytes of FIFO hold at most
- * 21 of the shortest (6 bytes with the length). */
+/* At most this many frames per call: 128 bytes of FIFO hold at most 21 of
+ * the shortest (6 bytes with the length). */
 #define RX_FRAMES_PER_IRQ 22
+
+/* Every complete frame out of the RX FIFO. FIFOP announces one, but falls
+ * as soon as reading begins (datasheet), so a second frame that completed
+ * before the first was read is not announced again: bytes in the FIFO
+ * while no frame is arriving (SFD low) are such frames too. Bytes while SFD
+ * is high belong to the frame being received; its end raises FIFOP.
+ * Interrupts masked. */
+static void rx_drain(void)
+{
+    for (uint8_t i = 0; i < RX_FRAMES_PER_IRQ; i++) {
+        if (FIFOP_HIGH() && !FIFO_HIGH()) {
+            /* FIFOP without FIFO: the RX FIFO overflowed, and the chip
+             * receives nothing more until it is flushed. */
+            counters.rx_overflows++;
+            rx_flush();
+            return;
+        }
+        if (!FIFOP_HIGH() && !(FIFO_HIGH() && !SFD_HIGH()))
+            return;
+        rx_one();
+    }
+}
 
 ISR(INT6_vect)
 {
@@ -444,16 +469,7 @@ ISR(INT6_vect)
      * is served before the capture: take the capture first. */
     if (TIFR & _BV(ICF1))
         sfd_capture();
-    for (uint8_t i = 0; i < RX_FRAMES_PER_IRQ && FIFOP_HIGH(); i++) {
-        if (!FIFO_HIGH()) {
-            /* FIFOP without FIFO: the RX FIFO overflowed, and the chip
-             * receives nothing more until it is flushed. */
-            counters.rx_overflows++;
-            rx_flush();
-            break;
-        }
-        rx_one();
-    }
+    rx_drain();
     tern_isr_exit();
 }
 
