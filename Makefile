@@ -12,9 +12,9 @@ JOBS ?= $(shell nproc)
 
 APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm \
-	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev
+	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev tshark
 
-.PHONY: setup apt venv run test test-host test-tools test-harness test-target bench clean
+.PHONY: setup apt venv run test test-host test-tools test-harness test-sim test-target bench clean
 
 setup: apt venv tools/simavr/build/tern-simavr tools/simavr/build/tern-sim
 
@@ -49,7 +49,7 @@ bench: setup
 		--json results/seed000-$(BOARD).json --plots results/seed000-$(BOARD) \
 		--report results/seed000-$(BOARD).md
 
-test: setup test-host test-tools test-harness test-target
+test: setup test-host test-tools test-harness test-sim test-target
 
 test-host:
 	cmake -S . -B build/host -G Ninja
@@ -62,6 +62,9 @@ test-tools:
 
 test-harness:
 	$(PY) -m pytest -q tests/harness
+
+test-sim:
+	$(PY) -m pytest -q tests/sim
 
 test-target:
 	$(PY) -m pytest -q tests/target

@@ -417,8 +417,19 @@ static void logger(avr_t *avr, const int level, const char *fmt, va_list ap)
 	}
 	if (level > LOG_ERROR)
 		return;
-	fputs("simavr: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	/* without the terminal colour codes simavr wraps its messages in */
+	char msg[512], *out = msg;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	for (const char *in = msg; *in; in++) {
+		if (*in == '\033') {	/* ESC [ ... m */
+			while (in[1] && !((*in | 32) >= 'a' && (*in | 32) <= 'z'))
+				in++;
+			continue;
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	fprintf(stderr, "simavr: %s%s", msg, out > msg && out[-1] == '\n' ? "" : "\n");
 }
 
 static FILE *open_out(const char *dir, const char *name, const char *mode)

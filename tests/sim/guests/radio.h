@@ -54,7 +54,8 @@ static inline uint16_t reg_read(uint8_t a)
 	return v;
 }
 
-/* Regulator, reset, oscillator, channel; address recognition off; RX on.
+/* Regulator, reset, oscillator, channel; address recognition off; FIFOP
+ * for whole frames only; RX on.
  * Returns 0, or 1 when the oscillator never became stable. */
 static inline uint8_t radio_on(uint8_t channel)
 {
@@ -74,6 +75,7 @@ static inline uint8_t radio_on(uint8_t channel)
 			return 1;
 	reg_write(MDMCTRL0, 0x0AE2 & ~(1u << 11));
 	reg_write(FSCTRL, 0x4000 | (357 + 5 * (channel - 11)));
+	reg_write(IOCFG0, 127);	/* FIFOP_THR: FIFOP only for whole frames */
 	strobe(SRXON);
 	return 0;
 }

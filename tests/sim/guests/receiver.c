@@ -1,7 +1,8 @@
 /* Keeps the radio in RX and prints every frame the FIFOP pin announces:
  * "rx len=L seq=S src=N crc=1 rssi=R" (crc and rssi from the two status
  * bytes AUTOCRC puts in place of the FCS); an RX FIFO overflow is flushed
- * and printed. Runs until the scenario ends. */
+ * and printed. Built with NO_READ, it never reads: the RX FIFO overflows.
+ * Runs until the scenario ends. */
 #include "console.h"
 #include "radio.h"
 
@@ -12,6 +13,10 @@ int main(void)
 		console_puts("no radio\n");
 		tern_simavr_exit(1);
 	}
+#ifdef NO_READ
+	for (;;)
+		;
+#endif
 	for (;;) {
 		if (!(PINE & _BV(6)))	/* FIFOP */
 			continue;
