@@ -11,7 +11,9 @@
  *           RADIO_IDLE_MS without a ping.
  *   node 2+ beacon: broadcasts a frame of RADIO_BEACON_LEN bytes (MPDU,
  *           FCS excluded) every RADIO_BEACON_PERIOD_MS, RADIO_BEACON_COUNT
- *           times, then exits 0. Tests use it for load, collisions, CCA.
+ *           times, the first 3 ms x id after RADIO_START_MS; with CCA, no
+ *           retry (a busy channel is printed and counted); then exits 0.
+ *           Tests use it for load, collisions, CCA.
  *
  * Frames are 802.15.4 data frames, PAN 0x22, PAN id compression, short
  * addresses = node ids. Every event is one line:
@@ -78,6 +80,7 @@ static struct {
     uint8_t seq;       /* the frame being sent or waited for */
     uint8_t waiting;   /* pinger: a ping is out, its answer not yet in */
     uint8_t finishing; /* exit when this transmission's outcome arrives */
+    uint8_t tx_out;    /* a transmission is under way, its outcome to come */
     uint16_t answered, timeouts, bad_echo, foreign, tx_failed;
     uint8_t frame[125];
 } node;
@@ -106,6 +109,7 @@ static uint8_t header(uint8_t seq, uint16_t dst)
 static void send(uint8_t len)
 {
     cc2420_status st = cc2420_send(node.frame, len, true);
+    node.tx_out = st == CC2420_OK;
     if (st != CC2420_OK) {
         node.tx_failed++;
         tern_printf("tx seq=%u failed %s\n", node.seq, cc2420_status_name(st));
@@ -191,7 +195,9 @@ static void ponger_rx(const cc2420_rx_frame *f, uint8_t seq, uint16_t from)
 static void beacon_next(void)
 {
     if (node.seq == RADIO_BEACON_COUNT) {
-        node.finishing = 1;
+        if (!node.tx_out)
+            finish();
+        node.finishing = 1; /* when the last outcome comes */
         tern_timer_cancel(TIMER);
         return;
     }
@@ -226,6 +232,7 @@ static void received(const cc2420_rx_frame *f)
 
 static void sent(const cc2420_tx_result *r)
 {
+    node.tx_out = 0;
     if (r->status == CC2420_OK) {
         tern_printf("tx seq=%u sfd=%llu\n", node.seq, (unsigned long long)r->sfd);
     } else {
@@ -289,8 +296,9 @@ static void start(void)
         tern_timer_start(TIMER, ms(RADIO_IDLE_MS), 0);
         break;
     case ROLE_BEACON:
-        /* staggered by id so that beacons do not all start together */
-        tern_timer_start(TIMER, ms(RADIO_START_MS + node.id), ms(RADIO_BEACON_PERIOD_MS));
+        /* staggered by id, 3 ms apart (a 20-byte frame is on air for
+         * 1.1 ms), so that beacons of one period do not meet */
+        tern_timer_start(TIMER, ms(RADIO_START_MS + 3u * node.id), ms(RADIO_BEACON_PERIOD_MS));
         break;
     }
 }
