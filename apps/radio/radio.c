@@ -20,7 +20,10 @@
  *   tx seq=3 sfd=<ticks>              a frame went out (SFD time)
  *   rx seq=3 from=1 len=17 rssi=-45 lqi=107 sfd=<ticks>
  *   timeout seq=3 | tx seq=3 failed CC2420_E...
- * and the last line is the summary with the driver's counters. Without a
+ * and the last line is the summary with the driver's counters.
+ * -DRADIO_DEAF_MS=n (tests): the ponger masks interrupts for n ms once its
+ * radio is up, as a long critical section would, so that frames arriving
+ * meanwhile overflow the RX FIFO and the driver's recovery is exercised. Without a
  * radio (tern-simavr alone) cc2420_init fails by name and the node exits 2. */
 #include <string.h>
 
@@ -293,6 +296,13 @@ static void start(void)
         tern_timer_start(TIMER, ms(RADIO_START_MS), 0);
         break;
     case ROLE_PONGER:
+#ifdef RADIO_DEAF_MS
+        {
+            tern_irq_state s = port_irq_save();
+            port_work(ms(RADIO_DEAF_MS));
+            port_irq_restore(s);
+        }
+#endif
         tern_timer_start(TIMER, ms(RADIO_IDLE_MS), 0);
         break;
     case ROLE_BEACON:
