@@ -44,6 +44,41 @@
 #define TERN_SIM_NODE_ID_HI_ADDR 0xFD
 #define TERN_SIM_CHANNEL_ADDR 0xFC
 
+/* tern-sim processor bus (seed 002's mPlatform bus between the processors of
+ * one node; docs/tern-sim.md, "Processor bus"). Data addresses, accessed
+ * with LDS/STS. A frame carries 1..TERN_BUS_FRAME_MAX payload bytes from one
+ * processor to another (address 0..count-1) or to all others (0xFF).
+ *
+ * To send: wait for TERN_BUS_TX_FREE, write the destination to
+ * TERN_BUS_TX_DST_ADDR, the payload byte by byte to TERN_BUS_TX_DATA_ADDR,
+ * then anything to TERN_BUS_TX_SEND_ADDR. The frame leaves in the sender's
+ * next TDMA slot in which every destination has room (hardware flow control:
+ * it waits, nothing is dropped); TX_FREE is set again when it has arrived.
+ * A send while TX_FREE is clear, an empty or oversized frame or a bad
+ * destination is refused and counted (TERN_BUS_ERRORS_ADDR), not sent.
+ *
+ * To receive: the bus's interrupt pin (named per processor in the scenario,
+ * e.g. PE4 = INT4) rises when a frame arrives at an empty receive queue and
+ * after TERN_BUS_RX_NEXT when another frame waits; TERN_BUS_RX_READY is set
+ * while a frame waits. Read TERN_BUS_RX_SRC_ADDR, TERN_BUS_RX_LEN_ADDR and
+ * the payload from TERN_BUS_RX_DATA_ADDR, then write TERN_BUS_RX_NEXT_ADDR
+ * to release the frame (that frees room for the next sender). */
+#define TERN_BUS_STATUS_ADDR 0xF0	/* read: TERN_BUS_RX_READY | TERN_BUS_TX_FREE */
+#define TERN_BUS_RX_READY 0x01
+#define TERN_BUS_TX_FREE 0x02
+#define TERN_BUS_ADDRESS_ADDR 0xF1	/* read: this processor's bus address */
+#define TERN_BUS_COUNT_ADDR 0xF2	/* read: processors on the bus */
+#define TERN_BUS_TX_DST_ADDR 0xF3	/* write: destination, 0xFF = all others */
+#define TERN_BUS_TX_DATA_ADDR 0xF4	/* write: next payload byte */
+#define TERN_BUS_TX_SEND_ADDR 0xF5	/* write: send the frame */
+#define TERN_BUS_RX_SRC_ADDR 0xF6	/* read: sender of the waiting frame */
+#define TERN_BUS_RX_LEN_ADDR 0xF7	/* read: its payload length */
+#define TERN_BUS_RX_DATA_ADDR 0xF8	/* read: its next payload byte */
+#define TERN_BUS_RX_NEXT_ADDR 0xF9	/* write: release it */
+#define TERN_BUS_ERRORS_ADDR 0xFA	/* read: refused sends so far (saturating) */
+#define TERN_BUS_BROADCAST 0xFF
+#define TERN_BUS_FRAME_MAX 64
+
 #ifdef __AVR__
 #include <stdint.h>
 
