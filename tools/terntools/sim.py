@@ -229,8 +229,12 @@ def _node_result(obj: Any, where: str) -> NodeResult:
     )
 
 
-def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = None) -> SimResult:
-    """summary.json of a tern-sim run, checked and typed."""
+def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = None, threads: int = 1) -> SimResult:
+    """summary.json of a tern-sim run, checked and typed.
+
+    Keys beyond docs/tern-sim.md's are ignored; threads, when the file does
+    not say, is the number the run was given.
+    """
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -249,7 +253,7 @@ def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = 
         config=config or out_dir / CONFIG_NAME,
         seed=_get(doc, "seed", int, where),
         duration_ps=_get(doc, "duration_ps", int, where),
-        threads=_get(doc, "threads", int, where),
+        threads=_get(doc, "threads", int, where) if "threads" in doc else threads,
         nodes=tuple(_node_result(n, f"{where}: nodes[{i}]") for i, n in enumerate(nodes)),
     )
 
@@ -354,7 +358,7 @@ def run(
     if proc.returncode != 0:
         what = SIM_CODES.get(proc.returncode, "tern-sim failed")
         raise TernError(f"{what} (status {proc.returncode}, config {config})")
-    result = load_summary(out_dir / "summary.json", out_dir, config)
+    result = load_summary(out_dir / "summary.json", out_dir, config, threads=scenario.sim.threads)
     expected = [n.name for n in scenario.nodes]
     if [n.name for n in result.nodes] != expected:
         raise TernError(f"{out_dir / 'summary.json'}: nodes {[n.name for n in result.nodes]}, "
@@ -379,6 +383,6 @@ def format_summary(result: SimResult) -> str:
                     f"{n.frames_collided:>6} {n.frames_lost:>6} {n.radio_on_ms:>12.3f} {n.asleep_percent:>9.2f} "
                     f"{n.energy_total_mj:>10.3f}  {status}")  # fmt: skip
     seconds = result.duration_ps / 1e12
-    rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.1f} s, seed {result.seed}, "
+    rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.2f} s, seed {result.seed}, "
                 f"{result.threads} thread{'s' if result.threads != 1 else ''}; outputs in {result.out_dir}")  # fmt: skip
     return "\n".join(rows) + "\n"

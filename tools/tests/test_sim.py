@@ -9,6 +9,7 @@ import os
 import shutil
 import stat
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +208,17 @@ def test_summary_loaded_and_formatted(tmp_path: Path) -> None:
                                 "energy[mJ]", "status"]  # fmt: skip
     assert lines[1].split() == ["a", "4", "3", "1", "2", "5", "1.500", "75.00", "1.500", "exit", "0"]
     assert lines[2].split()[0] == "longer-name" and lines[2].endswith("  running")
-    assert lines[3].startswith("2 nodes, 2 s simulated in 0.0 s, seed 3, 1 thread;")
+    assert lines[3].startswith("2 nodes, 2 s simulated in 0.00 s, seed 3, 1 thread;")
+
+
+def test_summary_extra_keys_ignored_threads_optional(tmp_path: Path) -> None:
+    """tern-sim writes more than docs/tern-sim.md lists (frames_aborted, a power_down radio state)."""
+    doc = _summary([{**NODE_DOC, "frames_aborted": 1, "radio_ps": {**NODE_DOC["radio_ps"], "power_down": 10**12}}])
+    del doc["threads"]
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({**doc, "end_ps": 5}))
+    result = sim.load_summary(path, threads=4)
+    assert result.threads == 4 and result.nodes[0].radio_on_ms == 1.5  # power_down is not on
 
 
 @pytest.mark.parametrize(
@@ -333,7 +344,7 @@ def test_cli_simulator_failure_exits_1(in_root: Path, tmp_path: Path, monkeypatc
 
 
 def test_ping_scenario_end_to_end(tmp_path: Path) -> None:
-    """docs/sim/ping.toml under the real tern-sim: built, run twice, identical outputs."""
+    """docs/sim/ping.toml under the real tern-sim: built, run on one and on two host threads, identical outputs."""
     binary = ROOT / "tools" / "simavr" / "build" / "tern-sim"
     if not binary.is_file():
         pytest.skip(f"{binary} is not built yet (make -C tools/simavr)")
@@ -344,10 +355,11 @@ def test_ping_scenario_end_to_end(tmp_path: Path) -> None:
         pytest.skip("avr-gcc or cmake is not installed (make apt installs them)")
     s = load_scenario(ROOT / "docs" / "sim" / "ping.toml", root=ROOT)
     first = sim.run(s, tmp_path / "one", root=ROOT)
-    second = sim.run(s, tmp_path / "two", do_build=False, root=ROOT)
-    assert [n.name for n in first.nodes] == ["ping", "pong"]
+    second = sim.run(s.with_overrides(threads=2), tmp_path / "two", do_build=False, root=ROOT)
+    assert [n.name for n in first.nodes] == ["ping", "pong"] and second.threads == 2
     assert first.crashed == [], sim.format_summary(first)
     assert all(n.frames_sent > 0 and n.frames_received > 0 for n in first.nodes), sim.format_summary(first)
-    for name in ("summary.json", "events.jsonl", "air.pcap", "console/ping.txt", "console/pong.txt"):
+    assert [replace(n, crash=None) for n in first.nodes] == [replace(n, crash=None) for n in second.nodes]
+    for name in ("events.jsonl", "air.pcap", "console/ping.txt", "console/pong.txt"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
     assert os.path.getsize(tmp_path / "one" / "air.pcap") > 24
