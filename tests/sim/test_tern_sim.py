@@ -40,15 +40,15 @@ def simulator() -> Path:
 _built: dict[tuple[str, tuple[str, ...]], Path] = {}
 
 
-def guest(source: str, *defines: str) -> Path:
+def guest(source: str, *defines: str, mcu: str = "atmega128", f_cpu: int = F_CPU) -> Path:
     """guests/<source>.c built with -D<defines>, once per session."""
-    key = (source, defines)
+    key = (source, (mcu, str(f_cpu), *defines))
     if key not in _built:
         BUILD.mkdir(parents=True, exist_ok=True)
-        name = "-".join([source, *(d.replace("=", "_") for d in defines)])
+        name = "-".join([source, mcu, *(d.replace("=", "_") for d in defines)])
         elf = BUILD / f"{name}.elf"
         subprocess.run(
-            ["avr-gcc", "-mmcu=atmega128", "-Os", f"-DF_CPU={F_CPU}UL", "-Wall", "-Wextra", "-Werror",
+            ["avr-gcc", f"-mmcu={mcu}", "-Os", f"-DF_CPU={f_cpu}UL", "-Wall", "-Wextra", "-Werror",
              f"-I{SIM_DIR}", *(f"-D{d}" for d in defines), "-o", str(elf), str(GUESTS / f"{source}.c")],
             check=True,
         )  # fmt: skip
@@ -63,6 +63,9 @@ class Node:
     x: float = 0.0
     ppm: float = 0.0
     radio: bool = True
+    mcu: str = "atmega128"
+    freq_hz: int = F_CPU
+    bus: str = ""  # "NAME PIN", e.g. "n1 E4"
 
 
 @dataclass
@@ -89,6 +92,7 @@ def simulate(
     duration_us: int = 60_000,
     medium: str = "model=udgm tx_range_m=50 int_range_m=100 success_tx=1 success_rx=1",
     links: list[str] = (),  # type: ignore[assignment]
+    buses: list[str] = (),  # type: ignore[assignment]
     pins: list[tuple[str, str, int, str]] = (),  # type: ignore[assignment]
     threads: int = 1,
     seed: int = 1,
@@ -96,9 +100,11 @@ def simulate(
     out = tmp / "out"
     lines = [f"sim seed={seed} duration_us={duration_us} out={out}",
              f"medium {medium} capture_db=3 channel=26"]  # fmt: skip
+    lines += [f"bus {bus}" for bus in buses]
     for n in nodes:
-        lines.append(f"node name={n.name} elf={n.elf} mcu=atmega128 freq_hz={F_CPU} ppm={n.ppm} "
-                     f"x={n.x} y=0 z=0 radio={'cc2420' if n.radio else 'none'}")  # fmt: skip
+        bus = f" bus={n.bus.split()[0]} bus_irq={n.bus.split()[1]}" if n.bus else ""
+        lines.append(f"node name={n.name} elf={n.elf} mcu={n.mcu} freq_hz={n.freq_hz} ppm={n.ppm} "
+                     f"x={n.x} y=0 z=0 radio={'cc2420' if n.radio else 'none'}{bus}")  # fmt: skip
     lines += [f"link {link}" for link in links]
     lines += [f"pin node={node} port={port} bit={bit} label={label}" for node, port, bit, label in pins]
     tmp.mkdir(parents=True, exist_ok=True)
@@ -334,3 +340,59 @@ def test_pcap_decodes_in_tshark_without_malformed_frames(tmp_path: Path) -> None
         assert int(row[1]) == seq
         assert row[2] in ("1", "True")
         assert row[3] == ""
+
+
+# ----------------------------------------------------------------------------- processor bus
+
+BUS = "name=n1 throughput_bps=1000000 slot_us=600 latency_us=20 rx_frames=2"
+
+
+def processors(*defines: str, reader: tuple[str, ...] = ()) -> list[Node]:
+    """p0 sends (guests/bus.c), p1 (ATmega128, 7.3728 MHz) and p2 (ATmega1284P, 20 MHz) receive."""
+    return [
+        Node("p0", guest("bus", *defines), radio=False, bus="n1 E4"),
+        Node("p1", guest("bus", *defines, *reader), radio=False, bus="n1 E4"),
+        Node("p2", guest("bus", *defines, *reader, mcu="atmega1284p", f_cpu=20_000_000), radio=False,
+             mcu="atmega1284p", freq_hz=20_000_000, bus="n1 D2"),
+    ]  # fmt: skip
+
+
+def received(r: Result, node: str) -> list[str]:
+    return [line for line in r.consoles[node].splitlines() if line.startswith("rx ")]
+
+
+def test_bus_keeps_order_and_makes_a_sender_wait_instead_of_dropping(tmp_path: Path) -> None:
+    # p1 starts reading 20 ms late and holds two frames: the sender waits
+    r = simulate(tmp_path, processors(reader=("READ_DELAY_MS=20",)), duration_us=60_000, buses=[BUS],
+                 pins=[("p1", "E", 4, "irq")])  # fmt: skip
+    assert r.code == 0, r.stderr
+    assert received(r, "p1") == [f"rx src=0 len=20 n={n}" for n in range(10)]
+    assert received(r, "p2") == []
+    assert "errors 1" in r.consoles["p0"]  # a send while one is in flight: refused, counted
+    transfers = [e for e in r.events if e["event"] == "bus"]
+    assert len(transfers) == 10
+    # two frames fill p1's queue; the third leaves only once p1 has read one
+    first_read = edges(r, "p1", "irq", 0)[0]
+    assert transfers[1]["t_ps"] < first_read < transfers[2]["t_ps"]
+    assert r.node("p0")["bus"] == {**r.node("p0")["bus"], "frames_sent": 10, "refused": 1}
+    assert r.node("p1")["bus"]["frames_received"] == 10
+
+
+def test_bus_broadcast_reaches_every_processor_once(tmp_path: Path) -> None:
+    r = simulate(tmp_path, processors("BROADCAST"), duration_us=40_000, buses=[BUS])
+    assert r.code == 0, r.stderr
+    for node in ("p1", "p2"):
+        assert received(r, node) == [f"rx src=0 len=20 n={n}" for n in range(10)], node
+    assert len([e for e in r.events if e["event"] == "bus"]) == 10  # once on the bus each
+
+
+def test_bus_transfers_fill_the_senders_tdma_slots_at_the_configured_rate(tmp_path: Path) -> None:
+    r = simulate(tmp_path, processors(), duration_us=40_000, buses=[BUS], pins=[("p1", "E", 4, "irq")])
+    assert r.code == 0, r.stderr
+    transfers = [e for e in r.events if e["event"] == "bus"]
+    slot = 600 * US
+    for t in transfers:
+        assert t["t_ps"] % slot == 0 and (t["t_ps"] // slot) % 3 == 0  # p0 owns every third slot
+        assert t["end_ps"] - t["t_ps"] == (2 + 20) * 8 * US  # 22 bytes at 1 Mbit/s
+    # the receive interrupt rises when a frame has arrived at an empty queue
+    assert edges(r, "p1", "irq", 1)[0] == transfers[0]["end_ps"]

@@ -66,7 +66,7 @@ enum {
 static const uint16_t reg_reset[0x31] = {
 	[R_MAIN] = 0xF800, [R_MDMCTRL0] = 0x0AE2, [R_RSSI] = 0xE080, [R_SYNCWORD] = 0xA70F,
 	[R_TXCTRL] = 0xA0FF, [R_RXCTRL0] = 0x12E5, [R_RXCTRL1] = 0x0A56, [R_FSCTRL] = 0x4165,
-	[R_SECCTRL0] = 0x0364, [R_IOCFG0] = 0x0040, [R_MANFIDL] = 0x233D, [R_MANFIDH] = 0x3002,
+	[R_SECCTRL0] = 0x0364, [R_IOCFG0] = 0x0040, [R_MANFIDL] = 0x233D, [R_MANFIDH] = 0x3000,
 	[R_FSMTC] = 0x7A94, [R_MANAND] = 0xFFFF, [R_AGCCTRL] = 0x07F3,
 };
 
@@ -119,7 +119,7 @@ struct cc2420 {
 	uint8_t ack_dsn;	/* DSN of the last frame received, for SACK */
 
 	/* RX FIFO: a ring of 128 bytes */
-	uint8_t rx_head, rx_count, rx_complete;	/* rx_complete: unread bytes of whole frames */
+	uint8_t rx_head, rx_count, rx_complete;	/* rx_complete: a whole frame arrived, none read since */
 	bool overflow;
 
 	/* the reception in progress */
@@ -346,7 +346,7 @@ static void rx_frame_done(struct cc2420 *r, sim_ps when)
 	}
 	bool crc_ok = len >= 2 && ieee802154_fcs(r->rx_frame, len - 2) ==
 		(uint16_t)(r->rx_frame[len - 2] | r->rx_frame[len - 1] << 8);
-	r->rx_complete = r->rx_count;
+	r->rx_complete = 1;
 	if (crc_ok) {
 		r->count.frames_received++;
 		log_event(&r->node->log, when, r->node->index,
@@ -856,8 +856,9 @@ static uint8_t rxfifo_pop(struct cc2420 *r)
 	uint8_t b = r->ram[RAM_RXFIFO + r->rx_head];
 	r->rx_head = (uint8_t)((r->rx_head + 1) % 128);
 	r->rx_count--;
-	if (r->rx_complete)
-		r->rx_complete--;
+	/* FIFOP raised for complete frames falls with the first byte read
+	 * (it stays up while more than FIFOP_THR bytes are unread) */
+	r->rx_complete = 0;
 	return b;
 }
 

@@ -25,6 +25,7 @@ typedef uint64_t sim_ps;	/* simulated time, picoseconds since the start */
 
 struct sim_node;
 struct cc2420;
+struct bus_port;
 
 /* --- the node's own event queue -------------------------------------------
  * Devices schedule callbacks at exact global times; the queue keeps one
@@ -147,6 +148,7 @@ struct sim_node {
 
 	struct log_buf log;
 	struct cc2420 *radio;
+	struct bus_port *bus_port;	/* processor bus, if the node is on one */
 
 	/* accounting */
 	uint64_t sleep_cycles;

@@ -28,15 +28,18 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bus.h"
 #include "cc2420.h"
 #include "medium.h"
 #include "sim.h"
+#include "tern_simavr_abi.h"
 
 enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105 };
 
 #define SHORT_WINDOW_PS (16 * PS_PER_US)
 #define LONG_WINDOW_PS (192 * PS_PER_US)
 #define PROBES_MAX 256
+#define BUSES_MAX 64
 
 /* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"). */
 #define SUPPLY_V 3.0
@@ -65,6 +68,12 @@ struct config {
 	size_t n_nodes;
 	struct probe_cfg probes[PROBES_MAX];
 	size_t n_probes;
+	struct bus *buses[BUSES_MAX];
+	size_t n_buses;
+	/* per node: its bus (index into buses, -1 none) and interrupt pin */
+	int *node_bus;
+	char *node_bus_port;
+	uint8_t *node_bus_bit;
 };
 
 /* --- config --------------------------------------------------------------- */
@@ -182,6 +191,30 @@ static void parse_line(struct config *c, char *line)
 		m->capture_db = number("capture_db", take(kv, n, "capture_db", true), 0, 100);
 		m->channel = (uint8_t)number("channel", take(kv, n, "channel", true), 11, 26);
 		c->medium_seen = true;
+	} else if (strcmp(word, "bus") == 0) {
+		if (c->n_buses == BUSES_MAX)
+			config_error("more than %d buses", BUSES_MAX);
+		struct bus_config b = { 0 };
+		const char *name = take(kv, n, "name", true);
+		for (size_t i = 0; i < c->n_buses; i++)
+			if (strcmp(bus_config(c->buses[i])->name, name) == 0)
+				config_error("name=%s: a second bus of that name", name);
+		copy_str(b.name, sizeof b.name, "name", name);
+		b.throughput_bps = (uint32_t)number("throughput_bps", take(kv, n, "throughput_bps", true), 1000, 1e9);
+		b.slot_ps = (sim_ps)(number("slot_us", take(kv, n, "slot_us", true), 1, 1e6) * PS_PER_US);
+		b.latency_ps = (sim_ps)(number("latency_us", take(kv, n, "latency_us", true), 1, 1e6) * PS_PER_US);
+		b.rx_frames = (unsigned)integer("rx_frames", take(kv, n, "rx_frames", true), 255);
+		if (b.rx_frames == 0)
+			config_error("rx_frames=0: a processor must be able to hold a frame");
+		/* a slot holds the longest frame: 2 + 64 bytes */
+		double longest_ps = (2.0 + TERN_BUS_FRAME_MAX) * 8 * 1e12 / b.throughput_bps;
+		if ((double)b.slot_ps < longest_ps)
+			config_error("slot_us: a slot must hold the longest frame (%.1f us at %u bit/s)", longest_ps / 1e6,
+				     b.throughput_bps);
+		c->buses[c->n_buses] = bus_new(&b);
+		if (!c->buses[c->n_buses])
+			config_error("out of memory");
+		c->n_buses++;
 	} else if (strcmp(word, "link") == 0) {
 		struct medium_config *m = &c->medium;
 		struct link l = {
@@ -224,6 +257,30 @@ static void parse_line(struct config *c, char *line)
 		nd->index = (uint32_t)c->n_nodes;
 		if (c->n_nodes >= 65535)
 			config_error("more than 65,535 nodes");
+		int bus = -1;
+		char irq_port = 0;
+		uint8_t irq_bit = 0;
+		const char *bus_name = take(kv, n, "bus", false);
+		if (bus_name) {
+			for (size_t i = 0; i < c->n_buses; i++)
+				if (strcmp(bus_config(c->buses[i])->name, bus_name) == 0)
+					bus = (int)i;
+			if (bus < 0)
+				config_error("bus=%s: no bus of that name (buses come before their processors)", bus_name);
+			const char *pin = take(kv, n, "bus_irq", true);
+			if (strlen(pin) != 2 || pin[0] < 'A' || pin[0] > 'G' || pin[1] < '0' || pin[1] > '7')
+				config_error("bus_irq=%s: a pin such as E4", pin);
+			irq_port = pin[0];
+			irq_bit = (uint8_t)(pin[1] - '0');
+		}
+		c->node_bus = realloc(c->node_bus, (c->n_nodes + 1) * sizeof *c->node_bus);
+		c->node_bus_port = realloc(c->node_bus_port, c->n_nodes + 1);
+		c->node_bus_bit = realloc(c->node_bus_bit, c->n_nodes + 1);
+		if (!c->node_bus || !c->node_bus_port || !c->node_bus_bit)
+			config_error("out of memory");
+		c->node_bus[c->n_nodes] = bus;
+		c->node_bus_port[c->n_nodes] = irq_port;
+		c->node_bus_bit[c->n_nodes] = irq_bit;
 		c->nodes = realloc(c->nodes, (c->n_nodes + 1) * sizeof *c->nodes);
 		if (!c->nodes)
 			config_error("out of memory");
@@ -277,6 +334,8 @@ static void read_config(struct config *c, const char *path)
 
 /* --- the event log -------------------------------------------------------------- */
 
+static struct config cfg;
+
 static struct log_line *pending;
 static size_t n_pending, cap_pending;
 
@@ -306,6 +365,15 @@ static void gather(struct log_buf *buf, uint64_t source)
 		pending[n_pending++] = l;
 	}
 	buf->n = 0;
+}
+
+static void gather_all(struct medium *medium)
+{
+	for (size_t i = 0; i < cfg.n_nodes; i++)
+		gather(&cfg.nodes[i]->log, 0);
+	gather(medium_log(medium), 1);
+	for (size_t b = 0; b < cfg.n_buses; b++)
+		gather(bus_log(cfg.buses[b]), 1);
 }
 
 /* Write every gathered line before `until` in time order. */
@@ -404,8 +472,6 @@ static void pool_stop(struct pool *p)
 
 /* --- main ------------------------------------------------------------------------ */
 
-static struct config cfg;
-
 /* simavr logs an invalid opcode and carries on; for a kernel that is a wild
  * jump, so the node counts as crashed. Other messages: errors only. */
 static void logger(avr_t *avr, const int level, const char *fmt, va_list ap)
@@ -444,8 +510,14 @@ static FILE *open_out(const char *dir, const char *name, const char *mode)
 	return f;
 }
 
+/* mkdir -p */
 static void make_dir(const char *path)
 {
+	char partial[1100];
+	for (const char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		snprintf(partial, sizeof partial, "%.*s", (int)(slash - path), path);
+		mkdir(partial, 0777);
+	}
 	if (mkdir(path, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "tern-sim: cannot create '%s': %s\n", path, strerror(errno));
 		exit(EXIT_USAGE);
@@ -502,6 +574,11 @@ static void write_summary(FILE *f, sim_ps end)
 			}
 			fputc('}', f);
 		}
+		const struct bus_counters *bc = bus_node_counters(n);
+		if (bc)
+			fprintf(f, ",\n   \"bus\": {\"frames_sent\": %" PRIu64 ", \"frames_received\": %" PRIu64
+				", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"waited_ps\": %" PRIu64 "}",
+				bc->frames_sent, bc->frames_received, bc->bytes_sent, bc->refused, bc->waited_ps);
 		fprintf(f, ",\n   \"energy_mj\": {\"cpu\": %.6f, \"radio\": %.6f, \"total\": %.6f}}", cpu_mj,
 			radio_mj, cpu_mj + radio_mj);
 	}
@@ -551,6 +628,12 @@ int main(int argc, char **argv)
 				n->mcu);
 			return EXIT_LOAD;
 		}
+		if (cfg.node_bus[i] >= 0 &&
+		    bus_attach(cfg.buses[cfg.node_bus[i]], n, cfg.node_bus_port[i], cfg.node_bus_bit[i]) != 0) {
+			fprintf(stderr, "tern-sim: node %s: cannot attach to bus %s (pin P%c%u missing?)\n", n->name,
+				bus_config(cfg.buses[cfg.node_bus[i]])->name, cfg.node_bus_port[i], cfg.node_bus_bit[i]);
+			return EXIT_LOAD;
+		}
 	}
 	for (size_t i = 0; i < cfg.n_probes; i++) {
 		struct probe_cfg *p = &cfg.probes[i];
@@ -576,8 +659,13 @@ int main(int argc, char **argv)
 	sim_ps now = 0;
 	for (uint64_t windows = 0; now < cfg.duration; windows++) {
 		sim_ps window = medium_busy(medium) ? SHORT_WINDOW_PS : LONG_WINDOW_PS;
+		for (size_t b = 0; b < cfg.n_buses; b++)
+			if (bus_config(cfg.buses[b])->latency_ps < window)
+				window = bus_config(cfg.buses[b])->latency_ps;
 		sim_ps until = now + window < cfg.duration ? now + window : cfg.duration;
 		medium_deliver(medium, until);
+		for (size_t b = 0; b < cfg.n_buses; b++)
+			bus_schedule(cfg.buses[b], until);
 		size_t n_run = 0;
 		bool alive = false;
 		for (size_t i = 0; i < cfg.n_nodes; i++) {
@@ -592,14 +680,19 @@ int main(int argc, char **argv)
 			break;
 		run_window(&pool, run, n_run, until);
 		medium_collect(medium, until);
-		for (size_t i = 0; i < cfg.n_nodes; i++)
-			gather(&cfg.nodes[i]->log, 0);
-		gather(medium_log(medium), 1);
+		for (size_t b = 0; b < cfg.n_buses; b++)
+			bus_collect(cfg.buses[b]);
+		gather_all(medium);
 		flush_log(events, cfg.nodes, until);
 		now = until;
 
 		/* Nobody awake: jump to the next thing that happens. */
 		sim_ps next = medium_next(medium);
+		for (size_t b = 0; b < cfg.n_buses; b++) {
+			sim_ps t = bus_next(cfg.buses[b], now);
+			if (t < next)
+				next = t;
+		}
 		for (size_t i = 0; i < cfg.n_nodes; i++) {
 			sim_ps t = node_next_ps(cfg.nodes[i]);
 			if (t < next)
@@ -617,9 +710,7 @@ int main(int argc, char **argv)
 	pool_stop(&pool);
 	medium_deliver(medium, now);
 	medium_finish(medium);
-	for (size_t i = 0; i < cfg.n_nodes; i++)
-		gather(&cfg.nodes[i]->log, 0);
-	gather(medium_log(medium), 1);
+	gather_all(medium);
 	flush_log(events, cfg.nodes, SIM_PS_MAX);
 
 	FILE *summary = open_out(cfg.out, "summary.json", "w");
