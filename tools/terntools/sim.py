@@ -9,6 +9,7 @@ writes them.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -226,6 +227,7 @@ def _node_result(obj: Any, where: str) -> NodeResult:
         energy_cpu_mj=float(_get(energy, "cpu", float, f"{where} energy_mj")),
         energy_radio_mj=float(_get(energy, "radio", float, f"{where} energy_mj")),
         energy_total_mj=float(_get(energy, "total", float, f"{where} energy_mj")),
+        crash=_crash_text(obj["crash"], obj.get("crash_pc")) if status == "crash" and obj.get("crash") else None,
     )
 
 
@@ -258,6 +260,14 @@ def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = 
     )
 
 
+def _crash_text(reason: Any, pc: Any) -> str:
+    """"reason at pc 0x1f2", without the pc when the reason already names it."""
+    text = str(reason) if reason else "crash"
+    if isinstance(pc, int) and not isinstance(pc, bool) and not re.search(r"\bpc\b", text, re.IGNORECASE):
+        text += f" at pc {pc:#x}"
+    return text
+
+
 def crash_reasons(events_path: Path) -> dict[str, str]:
     """node -> "reason at pc 0x..." of the first crash event in events.jsonl."""
     found: dict[str, str] = {}
@@ -271,10 +281,7 @@ def crash_reasons(events_path: Path) -> dict[str, str]:
                 except json.JSONDecodeError:
                     continue
                 if isinstance(ev, dict) and ev.get("event") == "crash" and str(ev.get("node")) not in found:
-                    pc = ev.get("pc")
-                    at = f" at pc {pc:#x}" if isinstance(pc, int) and not isinstance(pc, bool) else (
-                        f" at pc {pc}" if pc is not None else "")  # fmt: skip
-                    found[str(ev.get("node"))] = f"{ev.get('reason', 'crash')}{at}"
+                    found[str(ev.get("node"))] = _crash_text(ev.get("reason"), ev.get("pc"))
     except OSError:
         pass
     return found
@@ -363,8 +370,9 @@ def run(
     if [n.name for n in result.nodes] != expected:
         raise TernError(f"{out_dir / 'summary.json'}: nodes {[n.name for n in result.nodes]}, "
                         f"the scenario has {expected}")  # fmt: skip
-    reasons = crash_reasons(out_dir / "events.jsonl") if result.crashed else {}
-    nodes = tuple(replace(n, crash=reasons.get(n.name)) if n.status == "crash" else n for n in result.nodes)
+    unexplained = [n for n in result.crashed if n.crash is None]
+    reasons = crash_reasons(out_dir / "events.jsonl") if unexplained else {}
+    nodes = tuple(replace(n, crash=reasons.get(n.name)) if n in unexplained else n for n in result.nodes)
     traces, notes = decode_traces(out_dir, expected)
     return SimResult(out_dir=out_dir, config=config, seed=result.seed, duration_ps=result.duration_ps,
                      threads=result.threads, nodes=nodes, wall_s=wall, traces=tuple(traces),

@@ -219,6 +219,12 @@ def test_summary_extra_keys_ignored_threads_optional(tmp_path: Path) -> None:
     path.write_text(json.dumps({**doc, "end_ps": 5}))
     result = sim.load_summary(path, threads=4)
     assert result.threads == 4 and result.nodes[0].radio_on_ms == 1.5  # power_down is not on
+    doc["nodes"][0].update(status="crash", crash="invalid opcode", crash_pc=0x1F2)
+    path.write_text(json.dumps(doc))
+    assert sim.load_summary(path).nodes[0].crash == "invalid opcode at pc 0x1f2"
+    doc["nodes"][0].update(crash="sleeping forever (PC 0x001f2)")
+    path.write_text(json.dumps(doc))
+    assert sim.load_summary(path).nodes[0].crash == "sleeping forever (PC 0x001f2)"
 
 
 @pytest.mark.parametrize(
