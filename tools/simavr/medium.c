@@ -138,11 +138,11 @@ static void insert_sorted(struct medium *m, struct tx_rec *t)
 	*p = t;
 }
 
-void medium_collect(struct medium *m, sim_ps now)
+void medium_collect(struct medium *m, struct sim_node **ran, size_t n_ran)
 {
-	(void)now;
-	for (size_t i = 0; i < m->n_nodes; i++) {
-		struct sim_node *n = m->nodes[i];
+	for (size_t r = 0; r < n_ran; r++) {
+		struct sim_node *n = ran[r];
+		size_t i = n->index;
 		for (size_t k = 0; k < n->n_announces; k++) {
 			struct tx_rec *t = calloc(1, sizeof *t);
 			if (!t) {

@@ -30,8 +30,8 @@ struct medium;
 
 struct medium *medium_new(const struct medium_config *cfg, struct sim_node **nodes, size_t n_nodes,
 			  uint64_t seed, FILE *pcap);
-/* Take what the nodes announced in the window that ended at `now`. */
-void medium_collect(struct medium *m, sim_ps now);
+/* Take what the nodes that ran (in index order) announced in the window. */
+void medium_collect(struct medium *m, struct sim_node **ran, size_t n_ran);
 /* Hand the receivers every signal start and end before `until`. */
 void medium_deliver(struct medium *m, sim_ps until);
 /* The earliest start or end not yet delivered (SIM_PS_MAX: none). */

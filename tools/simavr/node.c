@@ -122,6 +122,8 @@ void node_at(struct sim_node *n, sim_ps when, sim_event_fn fn, void *arg, uint32
 {
 	heap_push(n, (struct sim_event){ .when = when, .seq = n->event_seq++, .fn = fn, .arg = arg, .data = data });
 	arm(n);
+	if (n->wake && when < *n->wake)
+		*n->wake = when;
 }
 
 static avr_cycle_count_t queue_timer(avr_t *avr, avr_cycle_count_t when, void *param)

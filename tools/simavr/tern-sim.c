@@ -367,10 +367,9 @@ static void gather(struct log_buf *buf, uint64_t source)
 	buf->n = 0;
 }
 
-static void gather_all(struct medium *medium)
+/* The lines of the medium and the buses (the nodes' are gathered as they run). */
+static void gather_shared(struct medium *medium)
 {
-	for (size_t i = 0; i < cfg.n_nodes; i++)
-		gather(&cfg.nodes[i]->log, 0);
 	gather(medium_log(medium), 1);
 	for (size_t b = 0; b < cfg.n_buses; b++)
 		gather(bus_log(cfg.buses[b]), 1);
@@ -657,7 +656,18 @@ int main(int argc, char **argv)
 	const double wall_deadline = cfg.max_wall_s > 0 ? wall_seconds() + cfg.max_wall_s : 0;
 	int code = EXIT_OK;
 	sim_ps now = 0;
-	for (uint64_t windows = 0; now < cfg.duration; windows++) {
+	sim_ps *wake = calloc(cfg.n_nodes, sizeof *wake);
+	if (!wake) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		return 1;
+	}
+	size_t alive = cfg.n_nodes;
+	for (size_t i = 0; i < cfg.n_nodes; i++) {
+		wake[i] = node_next_ps(cfg.nodes[i]);
+		cfg.nodes[i]->wake = &wake[i];
+		gather(&cfg.nodes[i]->log, 0);	/* pin levels set up at reset */
+	}
+	for (uint64_t windows = 0; now < cfg.duration && alive; windows++) {
 		sim_ps window = medium_busy(medium) ? SHORT_WINDOW_PS : LONG_WINDOW_PS;
 		for (size_t b = 0; b < cfg.n_buses; b++)
 			if (bus_config(cfg.buses[b])->latency_ps < window)
@@ -667,22 +677,23 @@ int main(int argc, char **argv)
 		for (size_t b = 0; b < cfg.n_buses; b++)
 			bus_schedule(cfg.buses[b], until);
 		size_t n_run = 0;
-		bool alive = false;
-		for (size_t i = 0; i < cfg.n_nodes; i++) {
-			struct sim_node *n = cfg.nodes[i];
-			if (n->status != NODE_RUNNING)
-				continue;
-			alive = true;
-			if (node_next_ps(n) < until)
-				run[n_run++] = n;
-		}
-		if (!alive)
-			break;
+		for (size_t i = 0; i < cfg.n_nodes; i++)
+			if (wake[i] < until)
+				run[n_run++] = cfg.nodes[i];
 		run_window(&pool, run, n_run, until);
-		medium_collect(medium, until);
+		for (size_t r = 0; r < n_run; r++) {
+			struct sim_node *n = run[r];
+			wake[n->index] = node_next_ps(n);
+			if (n->status != NODE_RUNNING) {
+				alive--;
+				n->wake = NULL;
+			}
+			gather(&n->log, 0);
+		}
+		medium_collect(medium, run, n_run);
 		for (size_t b = 0; b < cfg.n_buses; b++)
 			bus_collect(cfg.buses[b]);
-		gather_all(medium);
+		gather_shared(medium);
 		flush_log(events, cfg.nodes, until);
 		now = until;
 
@@ -693,11 +704,9 @@ int main(int argc, char **argv)
 			if (t < next)
 				next = t;
 		}
-		for (size_t i = 0; i < cfg.n_nodes; i++) {
-			sim_ps t = node_next_ps(cfg.nodes[i]);
-			if (t < next)
-				next = t;
-		}
+		for (size_t i = 0; i < cfg.n_nodes; i++)
+			if (wake[i] < next)
+				next = wake[i];
 		if (next > now)
 			now = next < cfg.duration ? next : cfg.duration;
 		if (wall_deadline && windows % 4096 == 0 && wall_seconds() > wall_deadline) {
@@ -710,7 +719,9 @@ int main(int argc, char **argv)
 	pool_stop(&pool);
 	medium_deliver(medium, now);
 	medium_finish(medium);
-	gather_all(medium);
+	for (size_t i = 0; i < cfg.n_nodes; i++)
+		gather(&cfg.nodes[i]->log, 0);
+	gather_shared(medium);
 	flush_log(events, cfg.nodes, SIM_PS_MAX);
 
 	FILE *summary = open_out(cfg.out, "summary.json", "w");
