@@ -34,7 +34,7 @@ void board_sleep(uint8_t state);
 /* Returns once every console byte has been sent (before the exit). */
 void board_flush(void);
 
-/* ATmega128 boards (m128_board.c), whose clock is Timer1 at one tick a
+/* Every AVR board (avr_board.c), whose clock is Timer1 at one tick a
  * cycle: the kernel time (tern_now's scale) of a Timer1 input capture
  * whose ICR1 value is `icr`. Exact while the capture is less than 65,536
  * cycles old; drivers call it in the capture interrupt. */

@@ -1,8 +1,10 @@
-/* The ATmega128 boards (atmega128, micaz) under tools/simavr: USART0
- * console, Timer/Counter1 as the clock and the one-shot deadline, two
- * external interrupts of port E as the software-triggered interrupts, idle
- * and power-save sleep states. What differs between the boards is the CPU
- * clock (F_CPU, from board.cmake) and which INT4..7 pins are free for the
+/* The AVR boards under tools/simavr (atmega128, micaz, module-m128 on the
+ * ATmega128; module-m1284 on the ATmega1284P): USART0 console,
+ * Timer/Counter1 as the clock and the one-shot deadline, two external
+ * interrupts as the software-triggered interrupts, idle and power-save
+ * sleep states. What differs between the parts (register names, which
+ * INTn sits on which pin) is arch/avr/avr_mcu.h's; between the boards, the
+ * CPU clock (F_CPU, from board.cmake) and which INTn pins are free for the
  * software interrupts, plus the board's own pins: its board.h says.
  *
  * Clock: Timer1 counts CPU cycles (prescaler 1); its wraps, counted in
@@ -17,6 +19,7 @@
 #include <avr/io.h>
 
 #include "avr.h"
+#include "avr_mcu.h"
 #include "board.h"
 #include "tern/port.h"
 #include "tern/time.h"
@@ -57,23 +60,31 @@ static uint32_t deadline;            /* counter value of the programmed deadline
 
 static tern_swirq_fn swirq_fn[TERN_SWIRQS];
 static void *swirq_arg[TERN_SWIRQS];
-/* INTn (n = 4..7) on PEn: pins driven as outputs, every edge interrupts,
- * so toggling the pin raises the interrupt. board.h picks the two. */
-_Static_assert(BOARD_SWIRQ0_INT >= 4 && BOARD_SWIRQ0_INT <= 7 && BOARD_SWIRQ1_INT >= 4 &&
-                   BOARD_SWIRQ1_INT <= 7 && BOARD_SWIRQ0_INT != BOARD_SWIRQ1_INT,
-               "software interrupts use two different pins of INT4..7 (port E, EICRB)");
+/* Two external interrupts whose pins are driven as outputs: every edge
+ * interrupts, so toggling the pin raises the interrupt. board.h picks the
+ * two; both must sense any edge and sit on one port, so that a raise is one
+ * toggle of one register, whichever swirq it is. */
+_Static_assert(AVR_EXTINT_ANY_EDGE_OK(BOARD_SWIRQ0_INT) && AVR_EXTINT_ANY_EDGE_OK(BOARD_SWIRQ1_INT) &&
+                   BOARD_SWIRQ0_INT != BOARD_SWIRQ1_INT,
+               "software interrupts use two different INTn that can sense any edge (avr_mcu.h)");
+_Static_assert(AVR_EXTINT_PORT_ID(BOARD_SWIRQ0_INT) == AVR_EXTINT_PORT_ID(BOARD_SWIRQ1_INT),
+               "both software-interrupt pins must be on one port");
 #define SWIRQ_INT(k) ((k) ? BOARD_SWIRQ1_INT : BOARD_SWIRQ0_INT)
-#define SWIRQ_PIN(k) ((uint8_t)_BV(SWIRQ_INT(k)))
-/* ISCn1:0 of INTn (n = 4..7) in EICRB; ISCn0 alone: any edge */
-#define SWIRQ_ANY_EDGE(k) ((uint8_t)_BV(2 * (SWIRQ_INT(k) - 4)))
-#define SWIRQ_EDGE_MASK(k) ((uint8_t)(3u << (2 * (SWIRQ_INT(k) - 4))))
+#define SWIRQ_PIN(k) AVR_EXTINT_BIT(SWIRQ_INT(k))
+#define SWIRQ_PORT AVR_EXTINT_PORT(BOARD_SWIRQ0_INT)
+#define SWIRQ_DDR AVR_EXTINT_DDR(BOARD_SWIRQ0_INT)
+#define SWIRQ_EICR AVR_EXTINT_EICR(BOARD_SWIRQ0_INT)
+#define SWIRQ_ANY_EDGE(k) ((uint8_t)(AVR_EXTINT_ANY_EDGE << AVR_EXTINT_ISC_SHIFT(SWIRQ_INT(k))))
+#define SWIRQ_EDGE_MASK(k) ((uint8_t)(3u << AVR_EXTINT_ISC_SHIFT(SWIRQ_INT(k))))
+#define SWIRQ_MASK(k) AVR_EXTINT_MASK(SWIRQ_INT(k))
 
 void board_init(void)
 {
     /* USART0, 8N1 at the fastest setting, F_CPU / 8 (U2X0, UBRR0 = 0):
-     * 500 kbit/s at 4 MHz, 921.6 kbit/s at 7.3728 MHz; the console is the
-     * simulator's, so no standard baud rate is needed. simavr computes the
-     * frame time when UBRR0L is written, so it comes last. */
+     * 500 kbit/s at 4 MHz, 921.6 kbit/s at 7.3728 MHz, 2.5 Mbit/s at
+     * 20 MHz; the console is the simulator's, so no standard baud rate is
+     * needed. simavr computes the frame time when UBRR0L is written, so it
+     * comes last. */
     UCSR0A = _BV(U2X0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
     UCSR0B = _BV(TXEN0);
@@ -83,15 +94,15 @@ void board_init(void)
     /* Timer1: normal mode, prescaler 1, overflow interrupt. */
     TCCR1A = 0;
     TCCR1B = _BV(CS10);
-    TIMSK = (uint8_t)((TIMSK & ~_BV(OCIE1A)) | _BV(TOIE1));
+    AVR_TIMER1_IMSK = (uint8_t)((AVR_TIMER1_IMSK & ~_BV(OCIE1A)) | _BV(TOIE1));
 
-    /* Software interrupts: their port E pins outputs, any edge. */
-    PORTE &= (uint8_t)~(SWIRQ_PIN(0) | SWIRQ_PIN(1));
-    DDRE |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
-    EICRB = (uint8_t)((EICRB & ~(SWIRQ_EDGE_MASK(0) | SWIRQ_EDGE_MASK(1))) | SWIRQ_ANY_EDGE(0) |
-                      SWIRQ_ANY_EDGE(1));
-    EIFR = SWIRQ_PIN(0) | SWIRQ_PIN(1); /* INTFn is bit n, like the pin */
-    EIMSK |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
+    /* Software interrupts: their pins outputs, any edge. */
+    SWIRQ_PORT &= (uint8_t)~(SWIRQ_PIN(0) | SWIRQ_PIN(1));
+    SWIRQ_DDR |= SWIRQ_PIN(0) | SWIRQ_PIN(1);
+    SWIRQ_EICR = (uint8_t)((SWIRQ_EICR & ~(SWIRQ_EDGE_MASK(0) | SWIRQ_EDGE_MASK(1))) |
+                           SWIRQ_ANY_EDGE(0) | SWIRQ_ANY_EDGE(1));
+    EIFR = SWIRQ_MASK(0) | SWIRQ_MASK(1);
+    EIMSK |= SWIRQ_MASK(0) | SWIRQ_MASK(1);
 
     board_init_pins();
 }
@@ -152,7 +163,7 @@ void port_deadline_set(uint32_t ticks)
         ticks = DEADLINE_MIN_TICKS;
     deadline = port_counter_read() + ticks;
     OCR1A = (uint16_t)deadline;
-    TIMSK |= _BV(OCIE1A);
+    AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;
 }
 
@@ -160,7 +171,7 @@ void port_deadline_cancel(void)
 {
     uint8_t s = SREG;
     cli();
-    TIMSK &= (uint8_t)~_BV(OCIE1A);
+    AVR_TIMER1_IMSK &= (uint8_t)~_BV(OCIE1A);
     SREG = s;
 }
 
@@ -179,7 +190,7 @@ ISR(TIMER1_COMPA_vect)
     /* A match of the low 16 bits in an earlier counter period. */
     if ((int32_t)(port_counter_read() - deadline) < 0)
         return;
-    TIMSK &= (uint8_t)~_BV(OCIE1A);
+    AVR_TIMER1_IMSK &= (uint8_t)~_BV(OCIE1A);
     tern_isr_enter();
     tern_clock_isr();
     tern_isr_exit();
@@ -197,13 +208,13 @@ ISR(TIMER1_COMPA_vect)
 void board_sleep(uint8_t state)
 {
     (void)state; /* power-save is accounted, not entered (see above) */
-    MCUCR = (uint8_t)((MCUCR & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | _BV(SE));
+    AVR_SLEEP_CTRL = (uint8_t)((AVR_SLEEP_CTRL & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | _BV(SE));
     __asm__ volatile("sei\n\t"
                      "sleep\n\t"
                      "nop\n\t"
                      "nop\n\t"
                      "cli\n" ::: "memory");
-    MCUCR &= (uint8_t)~_BV(SE);
+    AVR_SLEEP_CTRL &= (uint8_t)~_BV(SE);
 }
 
 /* --- Software-triggered device interrupts --------------------------------- */
@@ -221,7 +232,7 @@ void port_swirq_raise(unsigned k)
 {
     uint8_t s = SREG;
     cli();
-    PORTE ^= SWIRQ_PIN(k);
+    SWIRQ_PORT ^= SWIRQ_PIN(k);
     SREG = s;
 }
 

@@ -3,7 +3,7 @@ set(TERN_ARCH avr)
 set(TERN_PORT_SOURCES
   ${CMAKE_SOURCE_DIR}/arch/avr/startup.c
   ${CMAKE_SOURCE_DIR}/arch/avr/port_avr.c
-  ${CMAKE_SOURCE_DIR}/arch/avr/m128_board.c)
+  ${CMAKE_SOURCE_DIR}/arch/avr/avr_board.c)
 # board_config.h shrinks the kernel's default pools to 4 KB of RAM; it is
 # included before every source, so an app's own -D still wins.
 set(TERN_CPU_FLAGS -mmcu=atmega128 -DF_CPU=4000000UL

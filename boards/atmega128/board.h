@@ -1,4 +1,4 @@
-/* What arch/avr/m128_board.c needs to know about this board's pins. */
+/* What arch/avr/avr_board.c needs to know about this board's pins. */
 #ifndef TERN_BOARD_H
 #define TERN_BOARD_H
 

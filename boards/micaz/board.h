@@ -1,4 +1,4 @@
-/* MicaZ pins: what arch/avr/m128_board.c needs, and the LEDs.
+/* MicaZ pins: what arch/avr/avr_board.c needs, and the LEDs.
  * The CC2420's pins are drivers/cc2420's (cc2420.c lists the wiring). */
 #ifndef TERN_BOARD_H
 #define TERN_BOARD_H
