@@ -418,6 +418,8 @@ static unsigned sleep_mode(const struct sim_node *n)
 	return (n->avr->data[0x53] >> 1) & 7;
 }
 
+static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle);
+
 void node_run_until(struct sim_node *n, sim_ps end)
 {
 	if (n->status != NODE_RUNNING)
@@ -430,6 +432,16 @@ void node_run_until(struct sim_node *n, sim_ps end)
 	 * from jumping past the window, where another node may yet send it
 	 * something. */
 	avr_cycle_timer_register(avr, end_cycle - avr->cycle, barrier, n);
+	run_to(n, end_cycle);
+	/* A sleep ends one cycle past the timer that ends it, with the timer
+	 * not yet run: without this the barrier would look like the node's
+	 * next event and wake it in every window. */
+	avr_cycle_timer_cancel(avr, barrier, n);
+}
+
+static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle)
+{
+	avr_t *avr = n->avr;
 	while (avr->cycle < end_cycle) {
 		const avr_flashaddr_t pc = avr->pc;
 		const avr_cycle_count_t before = avr->cycle;

@@ -443,10 +443,15 @@ static void pool_start(struct pool *p, unsigned n)
 	}
 }
 
-/* Nodes of one window: on the pool when there are enough to share. */
-static void run_window(struct pool *p, struct sim_node **run, size_t n_run, sim_ps until)
+/* Nodes of one window: on the pool when there is enough work to share.
+ * Handing a window to the threads costs two barrier waits (microseconds);
+ * a 16 us window of a node is ~120 cycles, so only many nodes or long
+ * windows pay for it. */
+#define PARALLEL_NODE_WINDOW_PS (64 * 16 * PS_PER_US)
+
+static void run_window(struct pool *p, struct sim_node **run, size_t n_run, sim_ps until, sim_ps window)
 {
-	if (p->n < 2 || n_run < 2) {
+	if (p->n < 2 || n_run < 2 || (sim_ps)n_run * window < PARALLEL_NODE_WINDOW_PS) {
 		for (size_t i = 0; i < n_run; i++)
 			node_run_until(run[i], until);
 		return;
@@ -680,7 +685,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < cfg.n_nodes; i++)
 			if (wake[i] < until)
 				run[n_run++] = cfg.nodes[i];
-		run_window(&pool, run, n_run, until);
+		run_window(&pool, run, n_run, until, window);
 		for (size_t r = 0; r < n_run; r++) {
 			struct sim_node *n = run[r];
 			wake[n->index] = node_next_ps(n);

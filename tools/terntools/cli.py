@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import build, micro, readme, scenario, seed000, seed000_report, seed003, sim, sizes, timeline, trace
+from terntools import (build, micro, readme, scenario, seed000, seed000_report, seed003, sim, simbench, sizes,
+                       timeline, trace)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -291,6 +293,16 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_sim(args: argparse.Namespace) -> int:
+    nodes = simbench.parse_counts(args.nodes, "--nodes")
+    threads = simbench.parse_counts(args.threads, "--threads") if args.threads else sorted({1, os.cpu_count() or 1})
+    doc = simbench.run_bench(nodes, threads)
+    sys.stdout.write(simbench.text_table(doc))
+    if args.json:
+        _write_json(args.json, doc)
+    return 0
+
+
 # --------------------------------------------------------------------------- docs readme
 
 
@@ -431,6 +443,17 @@ def build_parser() -> Parser:
                     help="do not run: report on the results of earlier --json runs (one per board)")
     mi.set_defaults(func=cmd_bench_micro, prog_name="tern bench micro")
     bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
+
+    sb = bench_sub.add_parser("sim", help="tern-sim's speed: node-seconds per wall second for 1 to 10,000 MicaZ nodes",
+                              description="Run networks of sleeping MicaZ nodes (bench/sim/beacon.c, one 30-byte frame "
+                              "a second each) in tern-sim on one host thread and on all, and print simulated "
+                              "node-seconds per wall-clock second. Wall time depends on the machine: a benchmark, "
+                              "not a test.")  # fmt: skip
+    sb.add_argument("--nodes", default=",".join(str(n) for n in simbench.DEFAULT_NODES),
+                    help="comma-separated node counts (default %(default)s)")
+    sb.add_argument("--threads", help="comma-separated host thread counts (default: 1 and all the machine's)")
+    sb.add_argument("--json", type=Path, help="write the results as JSON")
+    sb.set_defaults(func=cmd_bench_sim, prog_name="tern bench sim")
 
     sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
                         description="text/data/bss per file (binutils size -B), flash = text+data, ram = data+bss.")
