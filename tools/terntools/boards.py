@@ -43,6 +43,7 @@ class Board:
     ram_bytes: int | None = None
     mcu: str | None = None  # simavr boards: the part libsimavr simulates (atmega128, atmega1284p)
     radio: str | None = None  # the radio chip on the board (cc2420), if any
+    bus_irq: str | None = None  # module boards: the pin tern-sim's processor bus interrupts on ("PE4")
     path: Path | None = None
 
     def supports(self, model: str) -> bool:
@@ -146,6 +147,7 @@ def board_from_dict(data: dict[str, Any], path: Path) -> Board:
         ram_bytes=_size(data, "ram_bytes", path),
         mcu=_optional(data, "mcu", str, path),
         radio=_optional(data, "radio", str, path),
+        bus_irq=_optional(data, "bus_irq", str, path),
         path=path,
     )
 

@@ -53,11 +53,14 @@ APP_DIRS = ("apps", "tests/target/apps", "bench")
 SIM_KEYS = ("duration", "seed", "channel", "threads")
 MEDIUM_KEYS = ("model", "tx_range", "interference_range", "success_tx", "success_rx", "capture_threshold_db")
 UDGM_KEYS = ("tx_range", "interference_range", "success_tx", "success_rx")
-NODE_KEYS = ("name", "board", "app", "image", "model", "position", "ppm")
+NODE_KEYS = ("name", "board", "app", "image", "model", "position", "ppm", "bus", "bus_irq")
+BUS_KEYS = ("name", "throughput", "slot_us", "latency_us", "rx_frames")
+BUS_FRAME_MAX = 64  # payload bytes of a bus frame (tern_simavr_abi.h)
+MAX_BUS_PROCESSORS = 254
 LINK_KEYS = ("from", "to", "prr", "rssi_dbm", "symmetric")
 PIN_KEYS = ("node", "pin", "label")
-TABLES = ("sim", "medium", "node", "link", "pin")
-ARRAYS = ("node", "link", "pin")  # written [[node]], [[link]], [[pin]]
+TABLES = ("sim", "medium", "bus", "node", "link", "pin")
+ARRAYS = ("bus", "node", "link", "pin")  # written [[bus]], [[node]], [[link]], [[pin]]
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -98,10 +101,23 @@ class Node:
     image: Path | None
     position: tuple[float, float, float]
     ppm: float
+    bus: str | None = None  # the processor bus it is attached to (a multi-processor node)
+    bus_irq: str | None = None  # the pin the bus's receive interrupt drives, e.g. "E4"
 
     @property
     def has_radio(self) -> bool:
         return self.board.radio is not None
+
+
+@dataclass(frozen=True)
+class Bus:
+    """The processor bus of one multi-processor node (docs/tern-sim.md, "Processor bus")."""
+
+    name: str
+    throughput_bps: int = 1_000_000
+    slot_us: float = 600.0
+    latency_us: float = 20.0
+    rx_frames: int = 2
 
 
 @dataclass(frozen=True)
@@ -132,6 +148,7 @@ class Scenario:
     nodes: tuple[Node, ...]
     links: tuple[Link, ...] = ()
     pins: tuple[Pin, ...] = ()
+    buses: tuple[Bus, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -556,7 +573,59 @@ def _position(c: _Checker, table: Mapping[str, Any], path: KeyPath, required: bo
     return (xyz[0], xyz[1], xyz[2])
 
 
-def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None) -> tuple[Node, ...]:
+def _buses(c: _Checker, doc: Mapping[str, Any]) -> tuple[Bus, ...]:
+    buses: list[Bus] = []
+    seen: dict[str, int] = {}
+    for i, table in enumerate(c.array(doc, "bus")):
+        p: KeyPath = ("bus", i)
+        c.keys(table, p, BUS_KEYS)
+        name = c.string(table, p + ("name",), pattern=NAME, what="a name of letters, digits, _ and -")
+        if len(name) > MAX_NAME:
+            raise c.fail(p + ("name",), f"longer than {MAX_NAME} characters")
+        if name in seen:
+            raise c.fail(p + ("name",), f"{show(name)} is already the name of bus[{seen[name]}]")
+        seen[name] = i
+        throughput = c.integer(table, p + ("throughput",), default=1_000_000, low=1000, high=1_000_000_000,
+                               what="bits per second from 1000 to 10^9")
+        slot_us = c.number(table, p + ("slot_us",), default=600.0, low=1.0, high=1e6)
+        longest_us = (2 + BUS_FRAME_MAX) * 8 * 1e6 / throughput
+        if slot_us < longest_us:
+            raise c.fail(p + ("slot_us",), f"a slot must hold the longest frame ({2 + BUS_FRAME_MAX} bytes: "
+                         f"{longest_us:.1f} us at {throughput} bit/s), not {show(table.get('slot_us', 600.0))}")
+        buses.append(Bus(
+            name=name, throughput_bps=throughput, slot_us=slot_us,
+            latency_us=c.number(table, p + ("latency_us",), default=20.0, low=1.0, high=1e6),
+            rx_frames=c.integer(table, p + ("rx_frames",), default=2, low=1, high=255,
+                                what="frames a processor can hold, 1 to 255"),
+        ))  # fmt: skip
+    return tuple(buses)
+
+
+def _node_bus(c: _Checker, table: Mapping[str, Any], p: KeyPath, board: Board,
+              buses: Sequence[Bus]) -> tuple[str | None, str | None]:  # fmt: skip
+    """A processor's bus and interrupt pin (the board's bus_irq unless the node names one)."""
+    if "bus" not in table:
+        if "bus_irq" in table:
+            raise c.fail(p + ("bus_irq",), "applies to a node on a bus (bus = \"NAME\") only")
+        return None, None
+    bus = c.string(table, p + ("bus",), what="the name of a [[bus]]")
+    if bus not in {b.name for b in buses}:
+        raise c.fail(p + ("bus",), f"no [[bus]] named {show(bus)}")
+    if "bus_irq" in table:
+        spec = c.string(table, p + ("bus_irq",), pattern=PIN, what="a pin like \"PE4\" (port A-G, bit 0-7)")
+    elif board.bus_irq is not None:
+        spec = board.bus_irq
+    else:
+        raise c.fail(p + ("bus_irq",), f"is needed: board {board.name} names no bus interrupt pin "
+                     "(bus_irq = \"PE4\", say)")  # fmt: skip
+    m = PIN.fullmatch(spec)
+    if m is None:
+        raise c.fail(p + ("board",), f"board {board.name}'s bus_irq {show(spec)} is not a pin like \"PE4\"")
+    return bus, m.group(1) + m.group(2)
+
+
+def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None,
+           buses: Sequence[Bus] = ()) -> tuple[Node, ...]:  # fmt: skip
     tables = c.array(doc, "node")
     if not tables:
         raise UsageError(f"{c.origin}: no [[node]] table: a scenario needs at least one node")
@@ -599,7 +668,9 @@ def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None) -> tup
                 raise c.fail(p + ("image",), f"{image} holds a blank, which tern-sim's config cannot carry")
         position = _position(c, table, p + ("position",), required=medium_model == "udgm" and board.radio is not None)
         ppm = c.number(table, p + ("ppm",), default=0.0, low=-PPM_LIMIT, high=PPM_LIMIT)
-        nodes.append(Node(name=name, board=board, model=model, app=app, image=image, position=position, ppm=ppm))
+        bus, bus_irq = _node_bus(c, table, p, board, buses)
+        nodes.append(Node(name=name, board=board, model=model, app=app, image=image, position=position, ppm=ppm,
+                          bus=bus, bus_irq=bus_irq))
     return tuple(nodes)
 
 
@@ -684,17 +755,24 @@ def scenario_from_dict(
     c = _Checker(origin, locator, base_dir or Path.cwd(), root or repo_root())
     for key in doc:
         if key not in TABLES:
-            raise c.fail((key,), f"unknown key (known tables: [sim], [medium], [[node]], [[link]], [[pin]])")
+            raise c.fail((key,), "unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]])")
     sim = _sim(c, doc)
     given = _medium(c, doc)
-    nodes = _nodes(c, doc, given.model if given is not None else None)
+    buses = _buses(c, doc)
+    nodes = _nodes(c, doc, given.model if given is not None else None, buses)
+    for i, bus in enumerate(buses):
+        members = [n for n in nodes if n.bus == bus.name]
+        if not members:
+            raise c.fail(("bus", i, "name"), f"no [[node]] is on bus {show(bus.name)} (bus = {show(bus.name)})")
+        if len(members) > MAX_BUS_PROCESSORS:
+            raise c.fail(("bus", i, "name"), f"more than {MAX_BUS_PROCESSORS} processors on one bus")
     if given is None and any(n.has_radio for n in nodes):
         raise UsageError(f"{c.origin}: table [medium] is missing (node {next(n.name for n in nodes if n.has_radio)} "
                          "has a radio): model = \"udgm\" or \"table\"")
     medium = given or Medium()
     links = _links(c, doc, medium, nodes)
     pins = _pins(c, doc, nodes)
-    return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins)
+    return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins, buses=buses)
 
 
 def parse_scenario(text: str, origin: str, *, base_dir: Path | None = None, root: Path | None = None) -> Scenario:
@@ -730,6 +808,7 @@ def make_scenario(
     medium: Mapping[str, Any] | None = None,
     links: Iterable[Mapping[str, Any]] = (),
     pins: Iterable[Mapping[str, Any]] = (),
+    buses: Iterable[Mapping[str, Any]] = (),
     seed: int = 1,
     channel: int = 26,
     threads: int = 1,
@@ -757,6 +836,9 @@ def make_scenario(
     pin_list = [dict(pin) for pin in pins]
     if pin_list:
         doc["pin"] = pin_list
+    bus_list = [dict(bus) for bus in buses]
+    if bus_list:
+        doc["bus"] = bus_list
     return scenario_from_dict(doc, origin=origin, base_dir=base_dir, root=root)
 
 

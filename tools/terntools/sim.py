@@ -76,11 +76,15 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
                      f"capture_db={_num(m.capture_threshold_db)} channel={s.channel}")  # fmt: skip
     else:
         lines.append(f"medium model=table capture_db={_num(m.capture_threshold_db)} channel={s.channel}")
+    for bus in scenario.buses:
+        lines.append(f"bus name={bus.name} throughput_bps={bus.throughput_bps} slot_us={_num(bus.slot_us)} "
+                     f"latency_us={_num(bus.latency_us)} rx_frames={bus.rx_frames}")  # fmt: skip
     for node in scenario.nodes:
         x, y, z = node.position
+        on_bus = f" bus={node.bus} bus_irq={node.bus_irq}" if node.bus else ""
         lines.append(f"node name={node.name} elf={_value(node_image(node, images))} "
                      f"mcu={node.board.mcu or 'atmega128'} freq_hz={node.board.cpu_hz} ppm={_num(node.ppm)} "
-                     f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}")  # fmt: skip
+                     f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}{on_bus}")  # fmt: skip
     for link in scenario.links:
         lines.append(f"link from={link.src} to={link.dst} prr={_num(link.prr)} rssi_dbm={_num(link.rssi_dbm)}")
     for pin in scenario.pins:

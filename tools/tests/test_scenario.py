@@ -175,7 +175,7 @@ BAD: list[tuple[str, str, str]] = [
     # (id, TOML text with the offending line marked, expected "field ...: message" part)
     ("toml-syntax", '[sim]\nduration = = 2  # <-\n', "not valid TOML: Invalid value"),
     ("unknown-table", '[simulation]  # <-\nduration = 2\n',
-     "field simulation: unknown key (known tables: [sim], [medium], [[node]], [[link]], [[pin]])"),
+     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]])"),
     ("unknown-top-key", 'duration = 2  # <-\n', "field duration: unknown key"),
     ("sim-unknown-key", '[sim]\nduration = 2\nsed = 3  # <-\n',
      "field sim.sed: unknown key (known: duration, seed, channel, threads)"),
@@ -209,7 +209,7 @@ BAD += [
      'field medium.tx_range: applies to model "udgm" only'),
     ("no-nodes", HEAD, "no [[node]] table"),
     ("node-as-table", HEAD + '[node]  # <-\nname = "a"\n', "field node: must be an array of tables [[node]], not a single table [node]"),
-    ("node-unknown", HEAD + NODE + 'count = 3  # <-\n', "field node[0].count: unknown key (known: name, board, app, image, model, position, ppm)"),
+    ("node-unknown", HEAD + NODE + 'count = 3  # <-\n', "field node[0].count: unknown key (known: name, board, app, image, model, position, ppm, bus, bus_irq)"),
     ("name-missing", HEAD + '[[node]]  # <-\napp = "radio"\n', "field node[0].name: is required"),
     ("name-chars", HEAD + '[[node]]\nname = "a b"  # <-\napp = "radio"\n', "field node[0].name: must be a name of letters, digits, _ and -, not 'a b'"),
     ("name-duplicate", HEAD + NODE + '[[node]]\nname = "a"  # <-\napp = "radio"\nposition = [1, 1]\n',
@@ -266,6 +266,39 @@ BAD += [
     ("pin-unknown-key", HEAD + NODE + '[[pin]]\nnode = "a"\npin = "PB0"\nedge = "rise"  # <-\n', "field pin[0].edge: unknown key (known: node, pin, label)"),
     ("pin-as-table", HEAD + NODE + '[pin]  # <-\nnode = "a"\n', "field pin: must be an array of tables [[pin]]"),
 ]
+
+BUS = '[[bus]]\nname = "m1"\n'
+ON_BUS = '[[node]]\nname = "p"\nboard = "atmega128"\napp = "hello"\nbus = "m1"\nbus_irq = "PE4"\n'
+BAD += [
+    ("bus-unknown-key", HEAD + BUS + 'speed = 9  # <-\n' + NODE + ON_BUS,
+     "field bus[0].speed: unknown key (known: name, throughput, slot_us, latency_us, rx_frames)"),
+    ("bus-duplicate", HEAD + BUS + '[[bus]]\nname = "m1"  # <-\n' + NODE + ON_BUS, "field bus[1].name: 'm1' is already the name of bus[0]"),
+    ("bus-slot-short", HEAD + BUS + 'throughput = 100000\nslot_us = 600  # <-\n' + NODE + ON_BUS,
+     "field bus[0].slot_us: a slot must hold the longest frame (66 bytes: 5280.0 us at 100000 bit/s), not 600"),
+    ("bus-rx-frames", HEAD + BUS + 'rx_frames = 0  # <-\n' + NODE + ON_BUS, "field bus[0].rx_frames: must be frames a processor can hold, 1 to 255, not 0"),
+    ("bus-empty", HEAD + BUS.replace('"m1"', '"m1"  # <-') + NODE, "field bus[0].name: no [[node]] is on bus 'm1'"),
+    ("node-bus-unknown", HEAD + NODE + '[[node]]\nname = "p"\nboard = "atmega128"\napp = "hello"\nbus = "m2"  # <-\n',
+     "field node[1].bus: no [[bus]] named 'm2'"),
+    ("node-bus-irq-missing", HEAD + BUS + NODE + '[[node]]  # <-\nname = "p"\nboard = "atmega128"\napp = "hello"\nbus = "m1"\n',
+     "field node[1].bus_irq: is needed: board atmega128 names no bus interrupt pin"),
+    ("node-bus-irq-bad", HEAD + BUS + NODE + ON_BUS.replace('"PE4"', '"E4"  # <-'),
+     "field node[1].bus_irq: must be a pin like \"PE4\" (port A-G, bit 0-7), not 'E4'"),
+    ("node-bus-irq-alone", HEAD + NODE + 'bus_irq = "PE4"  # <-\n', "field node[0].bus_irq: applies to a node on a bus"),
+]
+
+
+def test_a_bus_and_its_processors_reach_the_config(tmp_path: Path, root: Path) -> None:
+    from terntools.sim import config_text
+
+    s = load_scenario(write(tmp_path, HEAD + BUS + 'throughput = 2000000\n' + NODE + ON_BUS), root=root)
+    assert [(b.name, b.throughput_bps, b.slot_us, b.latency_us, b.rx_frames) for b in s.buses] == [
+        ("m1", 2_000_000, 600.0, 20.0, 2)]
+    assert (s.node("p").bus, s.node("p").bus_irq) == ("m1", "E4")
+    text = config_text(s, tmp_path / "out", {"a": Path("/a.elf"), "p": Path("/p.elf")})
+    lines = text.splitlines()
+    bus_line = lines.index("bus name=m1 throughput_bps=2000000 slot_us=600 latency_us=20 rx_frames=2")
+    node_line = next(i for i, line in enumerate(lines) if line.startswith("node name=p "))
+    assert bus_line < node_line and lines[node_line].endswith(" radio=none bus=m1 bus_irq=E4")
 
 
 @pytest.mark.parametrize(("text", "complaint"), [(t, c) for _, t, c in BAD], ids=[i for i, _, _ in BAD])
