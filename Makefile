@@ -1,7 +1,7 @@
 # The two commands at the top of README.md:
 #   make run   - the seed-000 comparison on the default board, printing its table
 #   make test  - every test: host unit tests (ASan+UBSan), tooling tests,
-#                emulator harness tests and target tests under QEMU / simavr
+#                emulator harness tests, tern-sim tests and target tests under QEMU / simavr
 # Both install what they need first (Debian packages, a Python venv in .venv).
 
 BOARD ?= mps2-an385
