@@ -1,0 +1,20 @@
+/* module-m1284 pins: what arch/avr/avr_board.c and drivers/procbus need.
+ * The ATmega1284P has only three external interrupts (INT0 PD2, INT1 PD3,
+ * INT2 PB2); this module uses all three. */
+#ifndef TERN_BOARD_H
+#define TERN_BOARD_H
+
+/* The software interrupts: INT0 and INT1, both on port D as avr_board.c
+ * wants; swirq 0 on the lower vector, so it is served first when both are
+ * pending. */
+#define BOARD_SWIRQ0_INT 0
+#define BOARD_SWIRQ1_INT 1
+
+/* The processor bus's frame-arrived pin: INT2 on PB2 (tern-sim's
+ * bus_irq=B2, board.json's "bus_irq"). */
+#define BOARD_BUS_INT 2
+
+/* No other pins to set up. */
+static inline void board_init_pins(void) {}
+
+#endif
