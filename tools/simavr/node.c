@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gelf.h>
-#include <libelf.h>
 
 #include <avr_extint.h>
 #include <avr_ioport.h>
@@ -23,6 +20,7 @@
 #include <sim_interrupts.h>
 #include <sim_io.h>
 
+#include "avr_load.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
 
@@ -294,43 +292,6 @@ static avr_cycle_count_t barrier(avr_t *avr, avr_cycle_count_t when, void *param
 	return 0;
 }
 
-/* simavr 1.6 loads only .text and .data; load every program segment that lies
- * in flash (tern's .tern_params and the like) at its load address as well. */
-static int load_flash_segments(struct sim_node *n, char *err, size_t errlen)
-{
-	int fd = open(n->elf, O_RDONLY);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", n->elf, strerror(errno));
-		return -1;
-	}
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t count = 0;
-	int rc = 0;
-	if (!elf || elf_getphdrnum(elf, &count) != 0) {
-		snprintf(err, errlen, "cannot read the program headers of '%s'", n->elf);
-		rc = -1;
-	}
-	for (size_t i = 0; rc == 0 && i < count; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0 ||
-		    ph.p_paddr >= 0x800000)
-			continue;
-		if (ph.p_paddr + ph.p_filesz > (uint64_t)n->avr->flashend + 1) {
-			snprintf(err, errlen, "'%s' does not fit the %s flash", n->elf, n->mcu);
-			rc = -1;
-		} else if (pread(fd, n->avr->flash + ph.p_paddr, ph.p_filesz, (off_t)ph.p_offset) !=
-			   (ssize_t)ph.p_filesz) {
-			snprintf(err, errlen, "cannot read a segment of '%s'", n->elf);
-			rc = -1;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return rc;
-}
-
 int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 {
 	elf_firmware_t fw;
@@ -356,8 +317,11 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 	fw.frequency = n->freq_hz;
 	avr_load_firmware(n->avr, &fw);
 	n->avr->frequency = n->freq_hz;
-	if (load_flash_segments(n, err, errlen) != 0)
+	char why[1200];
+	if (avr_load_flash_segments(n->avr, n->elf, why, sizeof why) != 0) {
+		snprintf(err, errlen, "node %s: %s", n->name, why);
 		return -1;
+	}
 	n->ps_den = (unsigned __int128)n->freq_hz * (unsigned __int128)(1000000000 + n->ppb);
 
 	/* Console: no line echo, no usleep() on UCSR0A polls (see tern-simavr.c). */

@@ -33,11 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <gelf.h>
-#include <libelf.h>
 
 #include <sim_avr.h>
 #include <sim_elf.h>
@@ -46,6 +43,7 @@
 #include <sim_irq.h>
 #include <avr_uart.h>
 
+#include "avr_load.h"
 #include "tern_simavr_abi.h"
 
 /* The harness's own exit codes. Otherwise it exits with the guest's status,
@@ -194,36 +192,6 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* simavr 1.6 loads only the sections named .text and .data (and puts
- * .data right after .text). Load every program segment that lies in flash
- * at its load address as well, so other flash sections (e.g. tern's
- * .tern_params, patched by avr-objcopy) reach the guest. */
-static void load_flash_segments(avr_t *avr, const char *image, const char *mcu)
-{
-	int fd = open(image, O_RDONLY);
-	if (fd < 0)
-		finish(avr, EXIT_LOAD, "cannot open ELF image '%s'", image);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n = 0;
-	if (!elf || elf_getphdrnum(elf, &n) != 0)
-		finish(avr, EXIT_LOAD, "cannot read the program headers of '%s'", image);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0 ||
-		    ph.p_paddr >= 0x800000)
-			continue;
-		if (ph.p_paddr + ph.p_filesz > (uint64_t)avr->flashend + 1)
-			finish(avr, EXIT_LOAD, "'%s': a segment at 0x%" PRIx64 " does not fit the %s flash",
-			       image, (uint64_t)ph.p_paddr, mcu);
-		if (pread(fd, avr->flash + ph.p_paddr, ph.p_filesz, (off_t)ph.p_offset) !=
-		    (ssize_t)ph.p_filesz)
-			finish(avr, EXIT_LOAD, "cannot read a segment of '%s'", image);
-	}
-	elf_end(elf);
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	const char *mcu = "atmega128";
@@ -287,7 +255,9 @@ int main(int argc, char **argv)
 	fw.frequency = (uint32_t)freq;
 	avr_load_firmware(avr, &fw);
 	avr->frequency = (uint32_t)freq;
-	load_flash_segments(avr, image, mcu);
+	char err[1200];
+	if (avr_load_flash_segments(avr, image, err, sizeof err) != 0)
+		finish(avr, EXIT_LOAD, "%s", err);
 
 	/* Clear AVR_UART_FLAG_STDIO (simavr's own line echo, which would print
 	 * every line a second time) and AVR_UART_FLAG_POLL_SLEEP (a usleep(1) on

@@ -2,7 +2,7 @@
  * 1, or to every other processor when BROADCAST is defined), each as soon
  * as TX_FREE allows, and prints "sent N"; the others poll for frames,
  * starting READ_DELAY_MS late, and print "rx src=S len=L n=N". */
-#include "console.h"
+#include "../../harness/guests/console.h"
 #include "tern_simavr_abi.h"
 #include <util/delay.h>
 

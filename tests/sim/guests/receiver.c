@@ -3,7 +3,7 @@
  * bytes AUTOCRC puts in place of the FCS); an RX FIFO overflow is flushed
  * and printed. Built with NO_READ, it never reads: the RX FIFO overflows.
  * Runs until the scenario ends. */
-#include "console.h"
+#include "../../harness/guests/console.h"
 #include "radio.h"
 
 int main(void)

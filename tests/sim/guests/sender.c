@@ -2,7 +2,7 @@
  * STXON, or with STXONCCA when CCA is defined (then "busy" is printed for a
  * refused strobe); CARRIER_US > 0 sends an unmodulated carrier of that length
  * (a black burst) instead of each frame. Runs until the scenario ends. */
-#include "console.h"
+#include "../../harness/guests/console.h"
 #include "radio.h"
 
 #ifndef LEN

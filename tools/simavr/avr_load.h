@@ -1,0 +1,18 @@
+/*
+ * avr_load.h - what tern-simavr and tern-sim both need to load an image that
+ * libsimavr 1.6 alone would load only in part.
+ */
+#ifndef TERN_AVR_LOAD_H
+#define TERN_AVR_LOAD_H
+
+#include <stddef.h>
+
+#include <sim_avr.h>
+
+/* libsimavr 1.6 loads only the sections named .text and .data (.data right
+ * after .text). Load every program segment that lies in flash at its load
+ * address as well, so other flash sections (tern's .tern_params, patched by
+ * avr-objcopy) reach the guest. 0, or -1 with a message in err. */
+int avr_load_flash_segments(avr_t *avr, const char *image, char *err, size_t errlen);
+
+#endif
