@@ -11,7 +11,7 @@
 #define BOARD_SWIRQ1_INT 1
 
 /* The processor bus's frame-arrived pin: INT2 on PB2 (tern-sim's
- * bus_irq=B2, board.json's "bus_irq"). */
+ * bus_irq=B2, board.json's "bus_irq": "PB2"). */
 #define BOARD_BUS_INT 2
 
 /* No other pins to set up. */

@@ -21,7 +21,7 @@ BOARDS = sorted({b for b, _ in CASES})
 # leaves a ~1.6 KB stack pool: boards/atmega128/board_config.h). The AVR
 # context switch is exercised there by test_apps.py, test_ordering.py and
 # the overflow apps below.
-# micaz: the same ATmega128 and RAM limits (boards/micaz/board_config.h).
+# micaz, module-m128: the same ATmega128 and RAM limits (their board_config.h).
 # module-m1284: its 16 KiB would hold the stacks (with a 2 KB heap), but the
 # app is not built for the AVR (tests/target/apps/CMakeLists.txt): its
 # note() passes a run-time format to tern_snprintf, which wants a literal
@@ -32,6 +32,7 @@ BOARDS = sorted({b for b, _ in CASES})
 NO_THREADS_APP = {
     "atmega128": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM",
     "micaz": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM",
+    "module-m128": "15 tasks and a 1536-byte stack do not fit 4 KiB of RAM",
     "module-m1284": "the threads app is not built for the AVR; its bounds are Cortex-M costs",
 }
 

@@ -1,0 +1,177 @@
+/* Processor-bus driver (procbus.h) over tern-sim's bus registers
+ * (tern_simavr_abi.h: TERN_BUS_*, data addresses 0xF0..0xFA, reached with
+ * LDS/STS). The bus pin is the board's BOARD_BUS_INT (board.h); which port
+ * pin and sense register that is, avr_mcu.h says for each part. */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+
+#include "avr_mcu.h"
+#include "board.h"
+#include "procbus.h"
+#include "tern/mem.h"
+#include "tern/port.h"
+#include "tern/task.h"
+#include "tern_simavr_abi.h"
+
+_Static_assert(PROCBUS_FRAME_MAX == TERN_BUS_FRAME_MAX && PROCBUS_BROADCAST == TERN_BUS_BROADCAST,
+               "procbus.h repeats the simulator's limits");
+_Static_assert(BOARD_BUS_INT >= 0 && BOARD_BUS_INT < AVR_EXTINT_COUNT,
+               "BOARD_BUS_INT names an external interrupt of this part");
+_Static_assert(BOARD_BUS_INT != BOARD_SWIRQ0_INT && BOARD_BUS_INT != BOARD_SWIRQ1_INT,
+               "the bus pin is not one of the software-interrupt pins");
+
+#define REG(addr) (*(volatile uint8_t *)(addr))
+#define BUS_PIN AVR_EXTINT_BIT(BOARD_BUS_INT)
+#define BUS_MASK AVR_EXTINT_MASK(BOARD_BUS_INT)
+
+static procbus_config cfg;
+static bool ready;
+static uint8_t my_address, n_processors;
+static procbus_counters counters;
+
+/* --- Reception ------------------------------------------------------------ */
+
+/* Release the waiting frame: frees its place for the next sender, and the
+ * pin rises again if another frame waits. */
+static void rx_release(void) { REG(TERN_BUS_RX_NEXT_ADDR) = 1; }
+
+/* The waiting frame into a heap block, posted to the configured port. The
+ * frame's length and sender come from outside: checked before use. A frame
+ * not delivered is released anyway, so the bus never stalls behind it. */
+static void rx_one(void)
+{
+    uint8_t src = REG(TERN_BUS_RX_SRC_ADDR);
+    uint8_t len = REG(TERN_BUS_RX_LEN_ADDR);
+    if (len == 0 || len > PROCBUS_FRAME_MAX) {
+        counters.rx_bad_len++;
+        rx_release();
+        return;
+    }
+    if (src >= n_processors || src == my_address) {
+        counters.rx_bad_src++;
+        rx_release();
+        return;
+    }
+    procbus_frame *f = tern_alloc(sizeof *f + len);
+    if (!f) {
+        counters.rx_no_memory++;
+        rx_release();
+        return;
+    }
+    f->src = src;
+    f->len = len;
+    for (uint8_t i = 0; i < len; i++)
+        f->data[i] = REG(TERN_BUS_RX_DATA_ADDR);
+    rx_release();
+    if (tern_send(cfg.rx_task, cfg.rx_port, f, (uint16_t)(sizeof *f + len), TERN_MSG_HEAP) !=
+        TERN_OK) {
+        counters.rx_post_failed++;
+        tern_free(f);
+        return;
+    }
+    counters.rx_frames++;
+}
+
+/* One frame per interrupt: the pin rises again after RX_NEXT while frames
+ * wait, so each has its own edge, and the handler's time is bounded by one
+ * 64-byte copy. */
+static void rx_irq(void)
+{
+    if (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY)
+        rx_one();
+    else
+        counters.rx_spurious++;
+}
+
+#define INT_VECT(n) INT_VECT_(n)
+#define INT_VECT_(n) INT##n##_vect
+ISR(INT_VECT(BOARD_BUS_INT))
+{
+    tern_isr_enter();
+    rx_irq();
+    tern_isr_exit();
+}
+
+/* --- Transmission --------------------------------------------------------- */
+
+procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
+{
+    if (!ready)
+        return PROCBUS_ESTATE;
+    if (len == 0 || len > PROCBUS_FRAME_MAX ||
+        (dst != PROCBUS_BROADCAST && (dst >= n_processors || dst == my_address))) {
+        counters.tx_invalid++;
+        return PROCBUS_EINVAL;
+    }
+    const uint8_t *p = payload;
+    /* One frame at a time in the bus's TX registers: a handler or an
+     * interrupt that sends meanwhile must not interleave its bytes. */
+    tern_irq_state s = port_irq_save();
+    if (!(REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE)) {
+        counters.tx_busy++;
+        port_irq_restore(s);
+        return PROCBUS_EBUSY;
+    }
+    uint8_t errors = REG(TERN_BUS_ERRORS_ADDR);
+    REG(TERN_BUS_TX_DST_ADDR) = dst;
+    for (uint8_t i = 0; i < len; i++)
+        REG(TERN_BUS_TX_DATA_ADDR) = p[i];
+    REG(TERN_BUS_TX_SEND_ADDR) = 1;
+    bool refused = REG(TERN_BUS_ERRORS_ADDR) != errors;
+    port_irq_restore(s);
+    if (refused) {
+        counters.tx_refused++;
+        return PROCBUS_EREFUSED;
+    }
+    counters.tx_frames++;
+    return PROCBUS_OK;
+}
+
+bool procbus_tx_free(void) { return ready && (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE); }
+
+/* --- Set-up ---------------------------------------------------------------- */
+
+procbus_status procbus_init(const procbus_config *c)
+{
+    ready = false;
+    n_processors = REG(TERN_BUS_COUNT_ADDR);
+    my_address = REG(TERN_BUS_ADDRESS_ADDR);
+    if (n_processors == 0 || my_address >= n_processors)
+        return PROCBUS_ENOBUS;
+    cfg = *c;
+
+    tern_irq_state s = port_irq_save();
+    /* The simulator drives the pin: an input without pull-up, whose rising
+     * edge interrupts. A flag latched before now is stale: cleared. */
+    AVR_EXTINT_DDR(BOARD_BUS_INT) &= (uint8_t)~BUS_PIN;
+    AVR_EXTINT_PORT(BOARD_BUS_INT) &= (uint8_t)~BUS_PIN;
+    avr_extint_sense(BOARD_BUS_INT, AVR_EXTINT_RISING);
+    EIFR = BUS_MASK;
+    EIMSK |= BUS_MASK;
+    ready = true;
+    /* A frame that arrived before the interrupt was enabled raised its
+     * edge unseen, and the pin stays high until it is released: take it
+     * now, or the bus would wait for it forever. */
+    if (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY)
+        rx_one();
+    port_irq_restore(s);
+    return PROCBUS_OK;
+}
+
+uint8_t procbus_address(void) { return my_address; }
+uint8_t procbus_count(void) { return n_processors; }
+
+const procbus_counters *procbus_stats(void) { return &counters; }
+
+const char *procbus_status_name(procbus_status st)
+{
+    static const char *const names[PROCBUS_STATUS_COUNT] = {
+        [PROCBUS_OK] = "PROCBUS_OK",
+        [PROCBUS_ENOBUS] = "PROCBUS_ENOBUS",
+        [PROCBUS_ESTATE] = "PROCBUS_ESTATE",
+        [PROCBUS_EINVAL] = "PROCBUS_EINVAL",
+        [PROCBUS_EBUSY] = "PROCBUS_EBUSY",
+        [PROCBUS_EREFUSED] = "PROCBUS_EREFUSED",
+    };
+    return (unsigned)st < PROCBUS_STATUS_COUNT ? names[st] : "PROCBUS_E?";
+}
