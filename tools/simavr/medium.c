@@ -26,8 +26,22 @@ struct tx_rec {
 	struct tx_rec *next;	/* in (start, id) order */
 };
 
+/* Unit disk: the nodes with a radio within interference range of each node,
+ * in index order (the order of the loss draws), found once: positions do
+ * not change. */
+struct neighbour {
+	uint32_t node;
+	double distance_m;
+};
+
+struct neighbours {
+	struct neighbour *list;
+	size_t n;
+};
+
 struct medium {
 	struct medium_config cfg;
+	struct neighbours *neighbours;	/* per node, udgm only */
 	struct sim_node **nodes;
 	size_t n_nodes;
 	uint64_t prng;
@@ -58,6 +72,85 @@ static void pcap_header(FILE *f)
 	fwrite(h, sizeof h, 1, f);
 }
 
+struct cell_entry {
+	int64_t cx, cy;
+	uint32_t node;
+};
+
+static int cell_order(const void *pa, const void *pb)
+{
+	const struct cell_entry *a = pa, *b = pb;
+	if (a->cx != b->cx)
+		return a->cx < b->cx ? -1 : 1;
+	if (a->cy != b->cy)
+		return a->cy < b->cy ? -1 : 1;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static int neighbour_order(const void *pa, const void *pb)
+{
+	const struct neighbour *a = pa, *b = pb;
+	return a->node < b->node ? -1 : a->node > b->node;
+}
+
+static void *must(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "tern-sim: error: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* A grid of cells one interference range wide: a node's neighbours lie in
+ * its own cell and the eight around it. */
+static void find_neighbours(struct medium *m)
+{
+	double cell = m->cfg.int_range_m > 0 ? m->cfg.int_range_m : 1.0;
+	struct cell_entry *cells = must(calloc(m->n_nodes ? m->n_nodes : 1, sizeof *cells));
+	size_t n_cells = 0;
+	for (size_t i = 0; i < m->n_nodes; i++)
+		if (m->nodes[i]->has_radio)
+			cells[n_cells++] = (struct cell_entry){ (int64_t)floor(m->nodes[i]->x / cell),
+								(int64_t)floor(m->nodes[i]->y / cell), (uint32_t)i };
+	qsort(cells, n_cells, sizeof *cells, cell_order);
+	m->neighbours = must(calloc(m->n_nodes ? m->n_nodes : 1, sizeof *m->neighbours));
+	for (size_t k = 0; k < n_cells; k++) {
+		const struct sim_node *src = m->nodes[cells[k].node];
+		struct neighbours *nb = &m->neighbours[cells[k].node];
+		size_t cap = 0;
+		for (int64_t dx = -1; dx <= 1; dx++)
+			for (int64_t dy = -1; dy <= 1; dy++) {
+				struct cell_entry key = { cells[k].cx + dx, cells[k].cy + dy, 0 };
+				/* first entry of that cell */
+				size_t lo = 0, hi = n_cells;
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+					if (cell_order(&cells[mid], &key) < 0)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (size_t j = lo; j < n_cells && cells[j].cx == key.cx && cells[j].cy == key.cy; j++) {
+					const struct sim_node *n = m->nodes[cells[j].node];
+					if (n == src)
+						continue;
+					double ddx = n->x - src->x, ddy = n->y - src->y, ddz = n->z - src->z;
+					double d = sqrt(ddx * ddx + ddy * ddy + ddz * ddz);
+					if (d > m->cfg.int_range_m)
+						continue;
+					if (nb->n == cap) {
+						cap = cap ? 2 * cap : 8;
+						nb->list = must(realloc(nb->list, cap * sizeof *nb->list));
+					}
+					nb->list[nb->n++] = (struct neighbour){ cells[j].node, d };
+				}
+			}
+		qsort(nb->list, nb->n, sizeof *nb->list, neighbour_order);
+	}
+	free(cells);
+}
+
 struct medium *medium_new(const struct medium_config *cfg, struct sim_node **nodes, size_t n_nodes,
 			  uint64_t seed, FILE *pcap)
 {
@@ -71,6 +164,8 @@ struct medium *medium_new(const struct medium_config *cfg, struct sim_node **nod
 	m->pcap = pcap;
 	if (pcap)
 		pcap_header(pcap);
+	if (cfg->model == MEDIUM_UDGM)
+		find_neighbours(m);
 	return m;
 }
 
@@ -90,7 +185,6 @@ static void add_signal(struct tx_rec *t, const struct air_signal *s)
 /* Who hears it, how strongly, and whether the loss draws let it through. */
 static void find_receivers(struct medium *m, struct tx_rec *t)
 {
-	const struct sim_node *src = m->nodes[t->src];
 	struct air_signal base = {
 		.tx = t->a.id, .from = (uint16_t)t->src, .kind = t->a.kind, .channel = t->a.channel,
 		.len = t->a.len, .start = t->a.start, .end = t->a.end,
@@ -110,21 +204,17 @@ static void find_receivers(struct medium *m, struct tx_rec *t)
 		return;
 	}
 	bool sent_ok = uniform(m) < m->cfg.success_tx;	/* once per transmission, as UDGM */
-	for (size_t i = 0; i < m->n_nodes; i++) {
-		const struct sim_node *n = m->nodes[i];
-		if (i == t->src || !n->has_radio)
-			continue;
-		double dx = n->x - src->x, dy = n->y - src->y, dz = n->z - src->z;
-		double d = sqrt(dx * dx + dy * dy + dz * dz);
-		if (d > m->cfg.int_range_m)
-			continue;
+	const struct neighbours *nb = &m->neighbours[t->src];
+	for (size_t k = 0; k < nb->n; k++) {
+		const struct neighbour *e = &nb->list[k];
 		struct air_signal s = base;
-		s.to = (uint32_t)i;
-		s.in_range = d <= m->cfg.tx_range_m;
+		s.to = e->node;
+		s.in_range = e->distance_m <= m->cfg.tx_range_m;
 		s.receivable = s.in_range && sent_ok && uniform(m) < m->cfg.success_rx;
 		/* unit disk: everyone in interference range hears it above the
 		 * CC2420's default CCA threshold (-77 dBm), fading with distance */
-		s.rx_dbm = t->a.power_dbm - 40.0 - 30.0 * (m->cfg.int_range_m > 0 ? d / m->cfg.int_range_m : 0);
+		s.rx_dbm = t->a.power_dbm - 40.0 -
+			30.0 * (m->cfg.int_range_m > 0 ? e->distance_m / m->cfg.int_range_m : 0);
 		add_signal(t, &s);
 	}
 }
