@@ -138,6 +138,9 @@ typedef enum {
 
 static cc2420_config cfg;
 static bool ready;
+/* cc2420_off() was called: crystal stopped (or starting again, not yet
+ * listening). */
+static bool radio_off;
 static cc2420_counters counters;
 
 static volatile uint8_t txs; /* tx_state */
@@ -268,6 +271,10 @@ static void tx_finish(cc2420_status st)
         counters.tx_no_end++;
         break;
     }
+    if (cfg.tx_isr) {
+        cfg.tx_isr(&tx_result);
+        return;
+    }
     if (cfg.tx_task == TERN_NO_TASK)
         return;
     if (tern_send(cfg.tx_task, cfg.tx_port, &tx_result, sizeof tx_result, 0) != TERN_OK)
@@ -379,6 +386,11 @@ static tern_time rx_sfd_time(void)
 
 static void rx_deliver(cc2420_rx_frame *f)
 {
+    if (cfg.rx_isr) {
+        counters.rx_frames++;
+        cfg.rx_isr(f);
+        return;
+    }
     uint16_t size = (uint16_t)(sizeof *f + f->len);
     if (tern_send(cfg.rx_task, cfg.rx_port, f, size, TERN_MSG_HEAP) == TERN_OK) {
         counters.rx_frames++;
@@ -513,6 +525,7 @@ cc2420_status cc2420_init(const cc2420_config *c)
         return CC2420_EINVAL;
     cfg = *c;
     ready = false;
+    radio_off = false;
     txs = TX_IDLE;
     memset(&counters, 0, sizeof counters);
     tern_alarm_init(&tx_watchdog, tx_watchdog_fired, NULL);
@@ -596,6 +609,8 @@ cc2420_status cc2420_send(const uint8_t *mpdu, uint8_t len, bool cca)
 {
     if (!ready)
         return CC2420_ESTATE;
+    if (radio_off)
+        return CC2420_EOFF;
     if (len + FCS_LEN > MAX_PSDU || len + FCS_LEN < MIN_PSDU)
         return CC2420_EINVAL;
     tern_irq_state s = lock();
@@ -634,6 +649,47 @@ cc2420_status cc2420_send(const uint8_t *mpdu, uint8_t len, bool cca)
     return CC2420_OK;
 }
 
+/* --- Duty cycling ------------------------------------------------------------ */
+
+cc2420_status cc2420_off(void)
+{
+    if (!ready)
+        return CC2420_ESTATE;
+    tern_irq_state s = lock();
+    if (txs != TX_IDLE) {
+        unlock(s);
+        return CC2420_EBUSY;
+    }
+    strobe(SRFOFF);
+    strobe(SXOSCOFF);
+    /* a frame half in the FIFO will never be completed */
+    rx_flush();
+    radio_off = true;
+    unlock(s);
+    return CC2420_OK;
+}
+
+cc2420_status cc2420_on(void)
+{
+    if (!ready)
+        return CC2420_ESTATE;
+    tern_irq_state s = lock();
+    cc2420_status st = CC2420_OK;
+    if (radio_off) {
+        /* SXOSCON is ignored by a chip whose crystal runs or starts */
+        if (!(strobe(SXOSCON) & STATUS_XOSC16M_STABLE)) {
+            st = CC2420_EWARMING;
+        } else {
+            strobe(SRXON);
+            radio_off = false;
+        }
+    }
+    unlock(s);
+    return st;
+}
+
+bool cc2420_is_on(void) { return ready && !radio_off; }
+
 bool cc2420_channel_clear(void) { return CCA_HIGH(); }
 
 const cc2420_counters *cc2420_stats(void) { return &counters; }
@@ -651,6 +707,8 @@ const char *cc2420_status_name(cc2420_status st)
         [CC2420_ETX_NOSTART] = "CC2420_ETX_NOSTART",
         [CC2420_ETX_NOSFD] = "CC2420_ETX_NOSFD",
         [CC2420_ETX_NOEND] = "CC2420_ETX_NOEND",
+        [CC2420_EOFF] = "CC2420_EOFF",
+        [CC2420_EWARMING] = "CC2420_EWARMING",
     };
     return (unsigned)st < CC2420_STATUS_COUNT ? names[st] : "CC2420_E?";
 }

@@ -31,11 +31,16 @@ typedef enum {
     CC2420_ETX_NOSTART,   /* STXON did not start a transmission (TX_ACTIVE never set) */
     CC2420_ETX_NOSFD,     /* TX_ACTIVE was set but the SFD never went out */
     CC2420_ETX_NOEND,     /* the SFD went out but the frame never ended */
+    CC2420_EOFF,          /* the radio is off (cc2420_off): call cc2420_on first */
+    CC2420_EWARMING,      /* cc2420_on: the crystal is still starting; call it again later */
     CC2420_STATUS_COUNT
 } cc2420_status;
 
 /* A stable name such as "CC2420_ENOCHIP". */
 const char *cc2420_status_name(cc2420_status s);
+
+struct cc2420_rx_frame;
+struct cc2420_tx_result;
 
 typedef struct {
     uint8_t channel;       /* 11..26 */
@@ -45,10 +50,18 @@ typedef struct {
     tern_port rx_port;
     tern_task_id tx_task;  /* the outcome of every cc2420_send() that returned */
     tern_port tx_port;     /* CC2420_OK goes to (tx_task, tx_port) */
+    /* Interrupt-level clients (net/bcs.c: the communication scheduler runs
+     * MAC protocols at interrupt level, never waiting for a task). When
+     * set, a received frame goes to rx_isr instead of (rx_task, rx_port)
+     * -- the heap block is the hook's to keep or free -- and a
+     * transmission's outcome to tx_isr instead of (tx_task, tx_port). Both
+     * are called in interrupt context, interrupts masked. */
+    void (*rx_isr)(struct cc2420_rx_frame *f);
+    void (*tx_isr)(const struct cc2420_tx_result *r);
 } cc2420_config;
 
 /* The payload of a received-frame message: a heap block. */
-typedef struct {
+typedef struct cc2420_rx_frame {
     tern_time sfd;    /* kernel time (tern_now) of the frame's SFD; 0: unknown */
     int8_t rssi_dbm;  /* RSSI over the first 8 symbols, in dBm */
     uint8_t lqi;      /* the chip's correlation value, 0..127 */
@@ -58,7 +71,7 @@ typedef struct {
 
 /* The payload of a transmission-outcome message. It points at the driver's
  * own copy, valid until the next cc2420_send(): read it in the handler. */
-typedef struct {
+typedef struct cc2420_tx_result {
     uint8_t status;   /* cc2420_status: CC2420_OK or CC2420_ETX_* */
     uint8_t len;      /* MPDU bytes sent, FCS excluded */
     tern_time sfd;    /* kernel time the SFD went out; 0 if it never did */
@@ -103,6 +116,21 @@ cc2420_status cc2420_set_address(uint16_t pan_id, uint16_t short_addr);
  * (STXONCCA) and CC2420_ECHANNEL_BUSY says it was not. CC2420_OK means the
  * transmission is under way: its outcome comes as a message. */
 cc2420_status cc2420_send(const uint8_t *mpdu, uint8_t len, bool cca);
+
+/* Duty cycling, from tasks or interrupts; neither waits. cc2420_off()
+ * stops the receiver (SRFOFF) and the crystal (SXOSCOFF): the chip keeps
+ * its registers and RAM (address, channel) and draws the power-down
+ * current; a frame being received is lost (and counted by the simulator,
+ * not here: it never reached the FIFO), the RX FIFO is flushed, and
+ * cc2420_send() answers CC2420_EOFF. Refused with CC2420_EBUSY while a
+ * transmission is under way. cc2420_on() restarts the crystal (SXOSCON)
+ * and answers CC2420_EWARMING until it is stable (datasheet: under 1 ms);
+ * called again once it is, it starts the receiver (SRXON: listening 12
+ * symbols later, CCA valid 8 symbols after that) and answers CC2420_OK.
+ * On an on radio, cc2420_on() is CC2420_OK and changes nothing. */
+cc2420_status cc2420_off(void);
+cc2420_status cc2420_on(void);
+bool cc2420_is_on(void);
 
 /* The CCA pin right now (true: clear). */
 bool cc2420_channel_clear(void);
