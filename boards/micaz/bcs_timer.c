@@ -1,0 +1,111 @@
+/* The communication scheduler's timer on the MicaZ (net/bcs_timer.h):
+ * Timer3 of the ATmega128, counting CPU cycles (prescaler 1) like Timer1,
+ * the kernel's clock, so one Timer3 tick is one kernel tick. Channel
+ * BCS_TIMER_SLOT is output compare 3A, BCS_TIMER_MAC is 3B.
+ *
+ * Kernel time -> Timer3 count: the two counters run in step, a constant
+ * `t3_minus_t1` apart, measured once at start-up by reading both in two
+ * instructions a known 4 cycles apart.
+ *
+ * Long delays: a 16-bit compare matches once every 65,536 cycles; the
+ * interrupt compares the 32-bit clock with the target and ignores the
+ * matches of earlier wraps (one 32-bit counter read, ~30 cycles: counting
+ * the wraps instead lost events under simavr when the other channel's
+ * flag was cleared, see docs/bips.md). The region pin is PC0 (free on the
+ * MicaZ). */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+
+#include "avr.h"
+#include "bcs_timer.h"
+#include "tern/port.h"
+
+/* A target closer than this (or past) is moved out to it: from reading
+ * the clock to writing OCR3x takes ~60 cycles of 32-bit arithmetic, and a
+ * compare value already passed would match only a wrap later. */
+#define SOON_TICKS 300u
+/* A match this close before the target counts as the target's: the offset
+ * between the counters is measured, not given, and could be a cycle or
+ * two off; matches of earlier wraps are 65,536 ticks before. */
+#define SLACK_TICKS 64
+
+static bcs_timer_fn fn[BCS_TIMER_CHANNELS];
+static uint32_t target[BCS_TIMER_CHANNELS]; /* low 32 bits of the kernel time */
+static uint16_t t3_minus_t1;
+
+#define OCR(ch) (*((ch) == BCS_TIMER_SLOT ? &OCR3A : &OCR3B))
+#define FLAG(ch) ((uint8_t)((ch) == BCS_TIMER_SLOT ? _BV(OCF3A) : _BV(OCF3B)))
+#define ENABLE(ch) ((uint8_t)((ch) == BCS_TIMER_SLOT ? _BV(OCIE3A) : _BV(OCIE3B)))
+
+void bcs_timer_init(bcs_timer_fn slot_fn, bcs_timer_fn mac_fn)
+{
+    uint8_t s = SREG;
+    cli();
+    fn[BCS_TIMER_SLOT] = slot_fn;
+    fn[BCS_TIMER_MAC] = mac_fn;
+    ETIMSK &= (uint8_t)~(_BV(OCIE3A) | _BV(OCIE3B) | _BV(TOIE3));
+    TCCR3A = 0;
+    TCCR3B = _BV(CS30); /* normal mode, prescaler 1 */
+    /* TCNT1 then TCNT3, each low byte first (it latches the high byte):
+     * four LDS of two cycles, so TCNT3L is read 4 cycles after TCNT1L. */
+    uint8_t t1l, t1h, t3l, t3h;
+    __asm__ volatile("lds %0, %4\n\t"
+                     "lds %1, %5\n\t"
+                     "lds %2, %6\n\t"
+                     "lds %3, %7\n\t"
+                     : "=r"(t1l), "=r"(t1h), "=r"(t3l), "=r"(t3h)
+                     : "i"(_SFR_MEM_ADDR(TCNT1L)), "i"(_SFR_MEM_ADDR(TCNT1H)),
+                       "i"(_SFR_MEM_ADDR(TCNT3L)), "i"(_SFR_MEM_ADDR(TCNT3H)));
+    uint16_t t1 = (uint16_t)(t1l | t1h << 8);
+    uint16_t t3 = (uint16_t)(t3l | t3h << 8);
+    t3_minus_t1 = (uint16_t)(t3 - t1 - 4u);
+    DDRC |= _BV(PC0);
+    PORTC &= (uint8_t)~_BV(PC0);
+    SREG = s;
+}
+
+void bcs_timer_set(uint8_t ch, tern_time at)
+{
+    uint8_t s = SREG;
+    cli();
+    uint32_t t = (uint32_t)at;
+    uint32_t now = port_counter_read();
+    if ((int32_t)(t - now) < (int32_t)SOON_TICKS)
+        t = now + SOON_TICKS;
+    target[ch] = t;
+    OCR(ch) = (uint16_t)((uint16_t)t + t3_minus_t1);
+    /* No flag is cleared: a stale match only makes the interrupt look at
+     * the clock once (clearing one flag of ETIFR must not risk another's). */
+    ETIMSK |= ENABLE(ch);
+    SREG = s;
+}
+
+void bcs_timer_cancel(uint8_t ch)
+{
+    uint8_t s = SREG;
+    cli();
+    ETIMSK &= (uint8_t)~ENABLE(ch);
+    SREG = s;
+}
+
+void bcs_timer_pin(bool high)
+{
+    if (high)
+        PORTC |= _BV(PC0);
+    else
+        PORTC &= (uint8_t)~_BV(PC0);
+}
+
+static inline void expired(uint8_t ch)
+{
+    /* A match of an earlier wrap (or a stale flag): not yet. */
+    if ((int32_t)(port_counter_read() - target[ch]) < -SLACK_TICKS)
+        return;
+    ETIMSK &= (uint8_t)~ENABLE(ch);
+    tern_isr_enter();
+    fn[ch]();
+    tern_isr_exit();
+}
+
+ISR(TIMER3_COMPA_vect) { expired(BCS_TIMER_SLOT); }
+ISR(TIMER3_COMPB_vect) { expired(BCS_TIMER_MAC); }
