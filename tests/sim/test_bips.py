@@ -1,0 +1,127 @@
+"""apps/bips under tern-sim (docs/sim/bips.toml, docs/bips.md): five MicaZ
+nodes, beacon-synchronized, exchanging frames through the multiplexer's TX
+and RX TOs in CB slot regions. Everything is read from the simulator's
+outputs: consoles (the app's enq/conf/rx/stats lines), events.jsonl (frames
+on air, the region pin PC0 of every node) and summary.json (radio states)."""
+from __future__ import annotations
+
+import collections
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from terntools import sim  # noqa: E402
+from terntools.scenario import load_scenario  # noqa: E402
+
+NODES = ["n0", "n1", "n2", "n3", "n4"]
+DATA_LEN = 9 + 8 + 2  # header, payload, FCS: what tx_start/rx_ok call len
+US = 1_000_000  # ps
+# The configured d_maxOffset (bips.c): what the schedule's guard times assume.
+MAX_OFFSET_US = 100
+SYNCED_AFTER_PS = 2_000_000 * US  # the slaves take the master's second beacon (~1.02 s)
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("avr-gcc") is None or not (ROOT / "tools/simavr/build/tern-sim").is_file(),
+    reason="needs avr-gcc and tools/simavr/build/tern-sim (make setup)",
+)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("bips")
+    result = sim.run(load_scenario(ROOT / "docs/sim/bips.toml", root=ROOT), out, root=ROOT)
+    assert result.crashed == [], sim.format_summary(result)
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    summary = json.loads((out / "summary.json").read_text())
+    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in NODES}
+    return {"events": events, "summary": summary, "consoles": consoles}
+
+
+def stats(console: str, what: str) -> dict[str, int]:
+    line = next(l for l in console.splitlines() if l.startswith(f"stats {what} "))
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+
+def test_every_node_ran_to_its_end(run: dict[str, Any]) -> None:
+    for n in run["summary"]["nodes"]:
+        assert n["status"] == "exit" and n["exit_status"] == 0, n
+        assert "bips: " not in run["consoles"][n["name"]]  # no start-up refusal
+
+
+def test_every_enqueued_frame_is_confirmed_once_and_ok_ones_went_on_air(run: dict[str, Any]) -> None:
+    for node in NODES:
+        text = run["consoles"][node]
+        enq = re.findall(r"^enq to=(\d+) tag=(\d+)$", text, re.M)
+        conf = re.findall(r"^conf to=(\d+) tag=(\d+) st=(\w+) tries=(\d+)$", text, re.M)
+        assert enq and len(set(enq)) == len(enq)
+        assert sorted((to, tag) for to, tag, _, _ in conf) == sorted(enq), node  # once each
+        ok = sum(1 for c in conf if c[2] == "MUX_OK")
+        on_air = [e for e in run["events"] if e["node"] == node and e["event"] == "tx_start" and e["len"] == DATA_LEN]
+        assert ok == len(on_air), node  # no frame sent twice, none confirmed without being sent
+        sent = sum(stats(text, f"tx_to id={to}")["sent"] for to in (1, 2))
+        assert sent == ok
+
+
+def test_received_frames_reach_both_tasks_or_are_counted(run: dict[str, Any]) -> None:
+    for node in NODES:
+        text = run["consoles"][node]
+        frames = [e for e in run["events"] if e["node"] == node and e["event"] == "rx_ok" and e["len"] == DATA_LEN]
+        lines = re.findall(r"^rx task=(\w+) from=(\d+) to=(\d+) tag=(\d+)$", text, re.M)
+        by_task = collections.Counter(task for task, *_ in lines)
+        for task in ("sensor", "alarm"):
+            keys = [tuple(l[1:]) for l in lines if l[0] == task]
+            assert len(keys) == len(set(keys)), f"{node}: {task} got a frame twice"
+        rx = stats(text, "rx_to")
+        bcs = stats(text, "bcs")
+        dropped_whole = rx["no_to"] + rx["malformed"] + rx["foreign"] + bcs["rx_outside"]
+        # two destinations: every frame is two deliveries, or counted
+        assert 2 * (len(frames) - dropped_whole) == rx["delivered"] + rx["no_memory"] + rx["post_failed"], node
+        assert rx["delivered"] == by_task["sensor"] + by_task["alarm"], node
+        assert rx["no_memory"] <= len(frames) // 10, f"{node}: heap too small for the load"
+
+
+def region_edges(run: dict[str, Any], node: str, value: int) -> list[int]:
+    return [e["t_ps"] for e in run["events"]
+            if e["node"] == node and e["event"] == "pin" and e["label"] == "region" and e["value"] == value]  # fmt: skip
+
+
+def test_region_starts_are_aligned_within_d_max_offset(run: dict[str, Any]) -> None:
+    master = [t for t in region_edges(run, "n0", 1) if t > SYNCED_AFTER_PS]
+    assert len(master) >= 8
+    worst = 0
+    for node in NODES[1:]:
+        starts = [t for t in region_edges(run, node, 1) if t > SYNCED_AFTER_PS]
+        assert len(starts) == len(master), node  # no region skipped, none added
+        worst = max(worst, max(abs(a - b) for a, b in zip(master, starts)))
+    print(f"largest region-start offset to the master: {worst / US:.2f} us")
+    assert worst <= MAX_OFFSET_US * US
+
+
+def test_no_transmission_outlasts_its_region(run: dict[str, Any]) -> None:
+    """A data frame is on air only between its sender's t0 and t2 (the pin)."""
+    for node in NODES:
+        rises, falls = region_edges(run, node, 1), region_edges(run, node, 0)[1:]  # first fall: pin set up
+        windows = list(zip(rises, falls))
+        starts = {e["tx"]: e["t_ps"] for e in run["events"] if e["node"] == node and e["event"] == "tx_start" and e["len"] == DATA_LEN}
+        for e in run["events"]:
+            if e["node"] == node and e["event"] == "tx_end" and e["tx"] in starts:
+                assert any(a <= starts[e["tx"]] and e["t_ps"] <= b for a, b in windows), (node, e)
+
+
+def test_radio_is_off_in_idle_regions(run: dict[str, Any]) -> None:
+    """Synchronized, a node's radio is on for 256 ms of every 2 s super slot
+    (sync phases, three regions) plus a wake-up margin before each: the rest
+    of the run is power-down (the slaves listen until their first sync)."""
+    for n in run["summary"]["nodes"]:
+        ps = n["radio_ps"]
+        total = sum(ps.values())
+        assert ps["power_down"] / total > 0.7, n["name"]
+        assert stats(run["consoles"][n["name"]], "bcs")["radio_offs"] >= 20
