@@ -1,10 +1,15 @@
 /* avr_load.c - see avr_load.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <avr_extint.h>
+#include <avr_ioport.h>
+#include <sim_io.h>
 
 #include <gelf.h>
 #include <libelf.h>
@@ -45,4 +50,26 @@ int avr_load_flash_segments(avr_t *avr, const char *image, char *err, size_t err
 		elf_end(elf);
 	close(fd);
 	return rc;
+}
+
+void avr_fix_part_quirks(avr_t *avr)
+{
+	static const char *const megax4[] = { "atmega164", "atmega324", "atmega644", "atmega1284" };
+	bool is_megax4 = false;
+	for (size_t i = 0; i < sizeof megax4 / sizeof megax4[0]; i++)
+		is_megax4 |= strncmp(avr->mmcu, megax4[i], strlen(megax4[i])) == 0;
+	if (!is_megax4)
+		return;
+	for (avr_io_t *io = avr->io_port; io; io = io->next) {
+		if (strcmp(io->kind, "extint") != 0)
+			continue;
+		avr_extint_t *ext = (avr_extint_t *)io;
+		if (ext->eint[2].port_ioctl != AVR_IOCTL_IOPORT_GETIRQ('B') || ext->eint[2].port_pin != 3)
+			return;
+		avr_irq_t *int2 = ext->io.irq + 2;
+		avr_unconnect_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), 3), int2);
+		ext->eint[2].port_pin = 2;
+		avr_connect_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), 2), int2);
+		return;
+	}
 }

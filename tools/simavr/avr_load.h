@@ -15,4 +15,9 @@
  * avr-objcopy) reach the guest. 0, or -1 with a message in err. */
 int avr_load_flash_segments(avr_t *avr, const char *image, char *err, size_t errlen);
 
+/* Put right what libsimavr 1.6 gets wrong about a part, after avr_init():
+ * the ATmega164/324/644/1284 family's INT2 is wired to PB3, where the
+ * datasheet has PB2 (an edge on PB2 never reached the INT2 vector). */
+void avr_fix_part_quirks(avr_t *avr);
+
 #endif

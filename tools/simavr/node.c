@@ -306,6 +306,7 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 		return -1;
 	}
 	avr_init(n->avr);
+	avr_fix_part_quirks(n->avr);
 	n->avr->log = LOG_ERROR;
 	n->avr->gdb_port = 0;
 	n->avr->sleep = sleep_no_wait;

@@ -324,8 +324,9 @@ static void read_config(struct config *c, const char *path)
 	config_line = 0;
 	if (!c->duration)
 		config_error("no 'sim' line");
-	if (!c->medium_seen)
-		config_error("no 'medium' line");
+	for (size_t i = 0; !c->medium_seen && i < c->n_nodes; i++)
+		if (c->nodes[i]->has_radio)
+			config_error("node %s has a radio, but there is no 'medium' line", c->nodes[i]->name);
 	if (!c->n_nodes)
 		config_error("no 'node' line");
 	if (c->threads == 0)
@@ -626,7 +627,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tern-sim: %s\n", err);
 			return EXIT_LOAD;
 		}
-		n->channel_reg = cfg.medium.channel;
+		n->channel_reg = cfg.medium_seen ? cfg.medium.channel : 26;
 		if (n->has_radio && !cc2420_attach(n, cfg.medium.capture_db, cfg.seed)) {
 			fprintf(stderr, "tern-sim: node %s: MCU '%s' lacks the MicaZ radio pins or SPI\n", n->name,
 				n->mcu);

@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 	if (!avr)
 		finish(NULL, EXIT_USAGE, "unknown MCU '%s'", mcu);
 	avr_init(avr);
+	avr_fix_part_quirks(avr);
 	avr->log = LOG_ERROR;
 	/* A crash would otherwise open a gdb server and wait for a debugger. */
 	avr->gdb_port = 0;

@@ -159,6 +159,9 @@ class NodeResult:
     energy_radio_mj: float
     energy_total_mj: float
     crash: str | None = None  # reason and pc of the crash event, when there was one
+    has_radio: bool = True
+    bus_frames_sent: int | None = None  # None: not on a processor bus
+    bus_frames_received: int | None = None
 
     @property
     def radio_on_ms(self) -> float:
@@ -210,7 +213,17 @@ def _node_result(obj: Any, where: str) -> NodeResult:
     exit_status = obj.get("exit_status")
     if exit_status is not None and (isinstance(exit_status, bool) or not isinstance(exit_status, int)):
         raise TernError(f"{where}: key 'exit_status' must be int or null, not {exit_status!r}")
-    radio = _get(obj, "radio_ps", dict, where)
+    # a node without a radio has no radio keys, one off a bus no "bus"
+    has_radio = "radio_ps" in obj
+    radio = _get(obj, "radio_ps", dict, where) if has_radio else {}
+
+    def frames(key: str) -> int:
+        return int(_get(obj, key, int, where)) if has_radio else 0
+
+    def radio_time(key: str) -> int:
+        return int(_get(radio, key, int, f"{where} radio_ps")) if has_radio else 0
+
+    bus = _get(obj, "bus", dict, where) if "bus" in obj else None
     energy = _get(obj, "energy_mj", dict, where)
     return NodeResult(
         name=_get(obj, "name", str, where),
@@ -219,19 +232,22 @@ def _node_result(obj: Any, where: str) -> NodeResult:
         end_ps=_get(obj, "end_ps", int, where),
         cycles=_get(obj, "cycles", int, where),
         sleep_cycles=_get(obj, "sleep_cycles", int, where),
-        frames_sent=_get(obj, "frames_sent", int, where),
-        frames_received=_get(obj, "frames_received", int, where),
-        frames_bad_fcs=_get(obj, "frames_bad_fcs", int, where),
-        frames_collided=_get(obj, "frames_collided", int, where),
-        frames_lost=_get(obj, "frames_lost", int, where),
-        radio_off_ps=_get(radio, "off", int, f"{where} radio_ps"),
-        radio_idle_ps=_get(radio, "idle", int, f"{where} radio_ps"),
-        radio_rx_ps=_get(radio, "rx", int, f"{where} radio_ps"),
-        radio_tx_ps=_get(radio, "tx", int, f"{where} radio_ps"),
+        frames_sent=frames("frames_sent"),
+        frames_received=frames("frames_received"),
+        frames_bad_fcs=frames("frames_bad_fcs"),
+        frames_collided=frames("frames_collided"),
+        frames_lost=frames("frames_lost"),
+        radio_off_ps=radio_time("off"),
+        radio_idle_ps=radio_time("idle"),
+        radio_rx_ps=radio_time("rx"),
+        radio_tx_ps=radio_time("tx"),
         energy_cpu_mj=float(_get(energy, "cpu", float, f"{where} energy_mj")),
         energy_radio_mj=float(_get(energy, "radio", float, f"{where} energy_mj")),
         energy_total_mj=float(_get(energy, "total", float, f"{where} energy_mj")),
         crash=_crash_text(obj["crash"], obj.get("crash_pc")) if status == "crash" and obj.get("crash") else None,
+        has_radio=has_radio,
+        bus_frames_sent=_get(bus, "frames_sent", int, f"{where} bus") if bus is not None else None,
+        bus_frames_received=_get(bus, "frames_received", int, f"{where} bus") if bus is not None else None,
     )
 
 
@@ -384,16 +400,23 @@ def run(
 
 
 def format_summary(result: SimResult) -> str:
-    """One row per node: frames, radio-on time, CPU asleep, energy, status."""
+    """One row per node: frames, radio-on time, bus frames (if any node is on a bus), CPU asleep,
+    energy, status; "-" where a node has no radio or no bus."""
     width = max([4] + [len(n.name) for n in result.nodes])
+    buses = any(n.bus_frames_sent is not None for n in result.nodes)
     head = (f"{'node':{width}} {'sent':>6} {'recv':>6} {'badFCS':>6} {'collid':>6} {'lost':>6} "
-            f"{'radio on[ms]':>12} {'asleep[%]':>9} {'energy[mJ]':>10}  status")  # fmt: skip
+            f"{'radio on[ms]':>12}" + (f" {'bus tx':>6} {'bus rx':>6}" if buses else "") +
+            f" {'asleep[%]':>9} {'energy[mJ]':>10}  status")  # fmt: skip
     rows = [head]
     for n in result.nodes:
         status = n.status_text + (f" ({n.crash})" if n.crash else "")
-        rows.append(f"{n.name:{width}} {n.frames_sent:>6} {n.frames_received:>6} {n.frames_bad_fcs:>6} "
-                    f"{n.frames_collided:>6} {n.frames_lost:>6} {n.radio_on_ms:>12.3f} {n.asleep_percent:>9.2f} "
-                    f"{n.energy_total_mj:>10.3f}  {status}")  # fmt: skip
+        radio = [n.frames_sent, n.frames_received, n.frames_bad_fcs, n.frames_collided, n.frames_lost]
+        cells = [f"{v:>6}" if n.has_radio else f"{'-':>6}" for v in radio]
+        cells.append(f"{n.radio_on_ms:>12.3f}" if n.has_radio else f"{'-':>12}")
+        if buses:
+            cells += [f"{v:>6}" if v is not None else f"{'-':>6}" for v in (n.bus_frames_sent, n.bus_frames_received)]
+        rows.append(f"{n.name:{width}} " + " ".join(cells) +
+                    f" {n.asleep_percent:>9.2f} {n.energy_total_mj:>10.3f}  {status}")  # fmt: skip
     seconds = result.duration_ps / 1e12
     rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.2f} s, seed {result.seed}, "
                 f"{result.threads} thread{'s' if result.threads != 1 else ''}; outputs in {result.out_dir}")  # fmt: skip

@@ -1,0 +1,42 @@
+"""The example scenarios of docs/sim/ run end to end through `./tern sim`:
+scenario file, build of the apps for their boards, tern-sim, summary."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
+
+
+def tern_sim(scenario: str, out: Path) -> dict:
+    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / scenario), "--out", str(out)],
+                       capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_busping_multi_processor_node(tmp_path: Path) -> None:
+    """An ATmega1284P at 20 MHz and two ATmega128s on one processor bus:
+    ten checked echoes between addresses 0 and 1, then a broadcast."""
+    summary = tern_sim("busping.toml", tmp_path)
+    nodes = {n["name"]: n for n in summary["nodes"]}
+    assert all(n["status"] == "exit" and n["exit_status"] == 0 for n in nodes.values()), nodes
+    assert nodes["big"]["bus"]["frames_sent"] == 11  # 10 pings and the broadcast
+    assert nodes["small1"]["bus"]["frames_received"] == 11
+    assert nodes["small2"]["bus"]["frames_received"] == 1
+    assert sum(n["bus"]["refused"] for n in nodes.values()) == 0
+    big = (tmp_path / "console" / "big.txt").read_text()
+    assert [line.split()[4] for line in big.splitlines() if " rx E " in line] == [str(k) for k in range(1, 11)]
+
+
+def test_ping_pong_over_the_radio(tmp_path: Path) -> None:
+    summary = tern_sim("ping.toml", tmp_path)
+    for n in summary["nodes"]:
+        assert n["status"] == "exit" and n["exit_status"] == 0, n
+        assert n["frames_sent"] == n["frames_received"] == 10
