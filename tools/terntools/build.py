@@ -24,15 +24,16 @@ def build_dir(board: str, model: str, root: Path | None = None) -> Path:
     return (root or repo_root()) / "build" / "target" / board / model
 
 
-def build(board: str, model: str, root: Path | None = None) -> Path:
-    """Configure (once) and build every app of (board, model); the build directory."""
+def build(board: str, model: str, root: Path | None = None, target: str | None = None) -> Path:
+    """Configure (once) and build every app of (board, model), or only `target`
+    (e.g. "seed000.elf"); the build directory."""
     root = root or repo_root()
     out = build_dir(board, model, root)
     steps = []
     if not (out / "build.ninja").exists():
         steps.append(["cmake", "-S", str(root), "-B", str(out), "-G", "Ninja",
                       f"-DTERN_BOARD={board}", f"-DTERN_MODEL={model}"])
-    steps.append(["cmake", "--build", str(out), "-j", str(os.cpu_count() or 2)])
+    steps.append(["cmake", "--build", str(out), "-j", str(os.cpu_count() or 2), *(["--target", target] if target else [])])
     for cmd in steps:
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (build, micro, readme, scenario, seed000, seed000_report, seed003, sim, simbench, sizes,
-                       timeline, trace)
+from terntools import (build, micro, readme, scenario, seed000, seed000_report, seed000_verdict, seed003, sim,
+                       simbench, sizes, timeline, trace)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -153,16 +153,31 @@ def cmd_trace_decode(args: argparse.Namespace) -> int:
 
 
 def _report(doc: dict[str, Any], args: argparse.Namespace) -> None:
-    sys.stdout.write(seed000_report.text_table(doc["runs"]))
+    runs = doc["runs"]
+    headline = seed000_report.headline_runs(runs) if args.verdict else []
+    if headline and len(headline) < len(runs):
+        # --verdict: the rows the verdict speaks of; every run is in the JSON
+        print(f"seed 000, n = {', '.join(map(str, seed000_report.HEADLINE_N))} and "
+              f"l_s = {', '.join(f'{ls} ms' for ls in seed000_report.HEADLINE_LS_MS)} "
+              f"({len(headline)} of {len(runs)} runs{f'; all in {args.json}' if args.json else ''}):")  # fmt: skip
+        sys.stdout.write(seed000_report.text_table(headline))
+    else:
+        sys.stdout.write(seed000_report.text_table(runs))
     if args.json:
         _write_json(args.json, doc)
     plots: list[Path] = []
     if args.plots:
-        plots = seed000_report.write_plots(doc["runs"], args.plots)
+        plots = seed000_report.write_plots(runs, args.plots)
+        if plots:
+            print(f"\nplots in {args.plots}/: {', '.join(p.name for p in plots)}")
     if args.report:
         text = seed000_report.markdown_report(doc, plots, args.report.resolve().parent)
         with _open_out(args.report) as f:
             f.write(text)
+        if args.verdict:
+            print(f"report: {args.report}")
+    if args.verdict:
+        sys.stdout.write("\n" + seed000_verdict.verdict_text(doc))
 
 
 def _load_results(path: Path) -> dict[str, Any]:
@@ -188,7 +203,7 @@ def cmd_bench_seed000(args: argparse.Namespace) -> int:
         board: Board = load_board(args.board)
         plan = seed000.SweepPlan(
             board=board,
-            models=seed000.parse_models(args.models),
+            models=seed000.parse_models(args.models) if args.models else seed000.board_models(board),
             ns=seed000.parse_int_list(args.n, "--n", minimum=1),
             ls_ms=seed000.parse_int_list(args.ls, "--ls", minimum=0),
             samples=args.samples,
@@ -200,6 +215,10 @@ def cmd_bench_seed000(args: argparse.Namespace) -> int:
         )
         result = seed000.run_sweep(plan, progress_stream=sys.stderr, root=repo_root())
         doc, failures = result.doc, result.failures
+        try:  # RAM for the verdict: `tern size` of every image that ran
+            doc["sizes"] = seed000.image_sizes(board, dict.fromkeys(r["model"] for r in doc["runs"]), repo_root())
+        except TernError as exc:
+            print(f"tern bench seed000: no image sizes: {exc}", file=sys.stderr)
     _report(doc, args)
     problems = seed000.check_results(doc)
     for p in problems:
@@ -375,8 +394,7 @@ def build_parser() -> Parser:
                               description="Build bench/seed000 for each model, run every (model, n, l_s) "
                               "configuration and report the seed-000 metrics.")  # fmt: skip
     s0.add_argument("--board", help="board name or path to a board.json")
-    s0.add_argument("--models", default=",".join(seed000.DEFAULT_MODELS),
-                    help=f"comma-separated (default {','.join(seed000.DEFAULT_MODELS)})")
+    s0.add_argument("--models", help="comma-separated (default: every model the board lists)")
     s0.add_argument("--n", default=",".join(map(str, seed000.DEFAULT_N)), help="tree depths (default 1..8)")
     s0.add_argument("--ls", default=",".join(map(str, seed000.DEFAULT_LS_MS)),
                     help="sensing task lengths in ms (default 1,5,10,25,50,75,100)")
@@ -392,6 +410,9 @@ def build_parser() -> Parser:
     s0.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     s0.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots into DIR")
     s0.add_argument("--report", type=Path, metavar="FILE.md", help="write a markdown report")
+    s0.add_argument("--verdict", action="store_true",
+                    help="print only the n = 1, 8 / l_s = 1, 75 ms rows, where the plots are, and a verdict: which "
+                    "model wins E_t, sd(E_t), I_o and RAM, by how much, beside the paper's TinyOS and MANTIS")
     s0.add_argument("--from-json", type=Path, metavar="FILE",
                     help="do not run: report on the results of an earlier --json")
     s0.set_defaults(func=cmd_bench_seed000, prog_name="tern bench seed000")

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from terntools import arrivals, build, metrics
+from terntools import arrivals, build, metrics, sizes
 from terntools.boards import UNITS, Board
 from terntools.errors import TernError, UsageError
 from terntools.progress import Progress
@@ -124,15 +124,39 @@ def elf_path(root: Path, board: Board, model: str) -> Path:
 
 
 def build_model(board: Board, model: str, root: Path) -> Path | None:
-    """Build one model; None if the board does not support it (a skip)."""
+    """Build one model's seed000.elf (only it: every app of six models takes
+    minutes on two cores); None if the board does not support it (a skip)."""
     try:
-        build.build(board.name, model, root)
+        build.build(board.name, model, root, target="seed000.elf")
     except build.ModelUnavailable:
         return None
     elf = elf_path(root, board, model)
     if not elf.is_file():
         raise TernError(f"building model {model} for {board.name} produced no {elf}")
     return elf
+
+
+def image_sizes(board: Board, models: Iterable[str], root: Path) -> dict[str, dict[str, int]]:
+    """`tern size` of each model's seed000.elf: {model: {text, data, bss, flash, ram}}.
+
+    Models whose image is not there are left out (a sweep run on images
+    built elsewhere)."""
+    out: dict[str, dict[str, int]] = {}
+    for model in models:
+        elf = elf_path(root, board, model)
+        if elf.is_file():
+            size = sizes.measure([elf], board)[0]
+            out[model] = {"text": size.text, "data": size.data, "bss": size.bss, "flash": size.flash,
+                          "ram": size.ram}  # fmt: skip
+    return out
+
+
+def board_models(board: Board) -> list[str]:
+    """Every model the board lists that the benchmark knows, in KNOWN_MODELS order
+    (the default models when the board lists none)."""
+    if not board.models:
+        return list(DEFAULT_MODELS)
+    return [m for m in KNOWN_MODELS if m in board.models]
 
 
 # --------------------------------------------------------------------------- guest log
