@@ -66,9 +66,12 @@ static const tern_group_desc *find_group(const tern_app_desc *app, uint8_t id)
     return NULL;
 }
 
+/* Routes and group members lead to application ports only: the system
+ * ports (INIT, FINAL, TIMEOUTk, ...) carry what the kernel sends, and a
+ * route there would forge a second INIT or a FINAL that finalizes nothing. */
 static bool port_exists(const tern_task_desc *t, tern_port port)
 {
-    return port < TERN_PORT_APP0 + t->n_in_ports;
+    return port >= TERN_PORT_APP0 && port < TERN_PORT_APP0 + t->n_in_ports;
 }
 
 static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *err)

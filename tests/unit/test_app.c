@@ -65,6 +65,9 @@ static void test_refuses_bad_descriptions(void **st)
     tern_route bad_port[] = {TERN_TO_TASK(2, TERN_PORT_APP(1))};
     t[0].routes = bad_port;
     expect_refused(&app, TERN_ENOPORT, "routes[].port", "port 9 of 'radio', which has 1 app ports");
+    tern_route system_port[] = {TERN_TO_TASK(2, TERN_PORT_INIT)}; /* would forge an INIT */
+    t[0].routes = system_port;
+    expect_refused(&app, TERN_ENOPORT, "routes[].port", "port 0 of 'radio'");
     tern_route no_group[] = {TERN_TO_GROUP(5)};
     t[0].routes = no_group;
     expect_refused(&app, TERN_ENOROUTE, "routes[].group", "group 5, which is not defined");
@@ -89,6 +92,9 @@ static void test_refuses_bad_descriptions(void **st)
     app.n_groups = 1;
     expect_refused(&app, TERN_ENOTASK, "groups[].members[].task", "group 3 member 1 is task 7");
     members[1].task = 2;
+    members[1].port = TERN_PORT_FINAL; /* a FINAL that would finalize nothing */
+    expect_refused(&app, TERN_ENOPORT, "groups[].members[].port", "port 1 of 'radio'");
+    members[1].port = TERN_PORT_APP(0);
     assert_int_equal(tern_app_validate(&app, NULL), TERN_OK);
     tern_group_desc twice[] = {{3, 2, members}, {3, 1, members}};
     app.groups = twice;
