@@ -115,7 +115,7 @@ struct cc2420 {
 	uint8_t txfifo_len;
 	bool tx_underflow;
 	uint32_t tx_seq;
-	uint32_t tx_id;
+	uint64_t tx_id;
 	uint8_t ack_dsn;	/* DSN of the last frame received, for SACK */
 
 	/* RX FIFO: a ring of 128 bytes */
@@ -129,7 +129,7 @@ struct cc2420 {
 	uint8_t rx_len;		/* the length byte as received */
 	uint8_t rx_frame[FRAME_MAX];
 	int corrupt_from;	/* first byte index destroyed by a collision; -1 none */
-	uint32_t corrupted_by;
+	uint64_t corrupted_by;
 	bool rx_rejected;	/* address recognition */
 	bool sfd;		/* the SFD line, logically */
 
@@ -276,7 +276,7 @@ static void lost(struct cc2420 *r, sim_ps now, const struct air_signal *sig, con
 {
 	r->count.frames_lost++;
 	log_event(&r->node->log, now, r->node->index,
-		  "\"event\":\"rx_lost\",\"tx\":%" PRIu32 ",\"from\":%u,\"reason\":\"%s\"", sig->tx, sig->from,
+		  "\"event\":\"rx_lost\",\"tx\":%" PRIu64 ",\"from\":%u,\"reason\":\"%s\"", sig->tx, sig->from,
 		  reason);
 }
 
@@ -350,7 +350,7 @@ static void rx_frame_done(struct cc2420 *r, sim_ps when)
 	if (crc_ok) {
 		r->count.frames_received++;
 		log_event(&r->node->log, when, r->node->index,
-			  "\"event\":\"rx_ok\",\"tx\":%" PRIu32 ",\"from\":%u,\"len\":%u,\"rssi_dbm\":%.1f",
+			  "\"event\":\"rx_ok\",\"tx\":%" PRIu64 ",\"from\":%u,\"len\":%u,\"rssi_dbm\":%.1f",
 			  sig->tx, sig->from, len, sig->rx_dbm);
 		if (len >= 3) {
 			r->ack_dsn = r->rx_frame[2];
@@ -364,7 +364,7 @@ static void rx_frame_done(struct cc2420 *r, sim_ps when)
 	} else {
 		r->count.frames_bad_fcs++;
 		log_event(&r->node->log, when, r->node->index,
-			  "\"event\":\"rx_bad_fcs\",\"tx\":%" PRIu32 ",\"from\":%u,\"len\":%u", sig->tx,
+			  "\"event\":\"rx_bad_fcs\",\"tx\":%" PRIu64 ",\"from\":%u,\"len\":%u", sig->tx,
 			  sig->from, len);
 	}
 }
@@ -482,7 +482,7 @@ void cc2420_air_start(struct sim_node *node, sim_ps when, void *signal, uint32_t
 			r->corrupted_by = sig->tx;
 			r->count.frames_collided++;
 			log_event(&node->log, when, node->index,
-				  "\"event\":\"collision\",\"tx\":%" PRIu32 ",\"with\":%" PRIu32, r->rx_sig->tx, sig->tx);
+				  "\"event\":\"collision\",\"tx\":%" PRIu64 ",\"with\":%" PRIu64, r->rx_sig->tx, sig->tx);
 		}
 	}
 
@@ -512,7 +512,7 @@ void cc2420_air_start(struct sim_node *node, sim_ps when, void *signal, uint32_t
 				r->corrupted_by = other ? other->tx : 0;
 				r->count.frames_collided++;
 				log_event(&node->log, when, node->index,
-					  "\"event\":\"collision\",\"tx\":%" PRIu32 ",\"with\":%" PRIu32, sig->tx,
+					  "\"event\":\"collision\",\"tx\":%" PRIu64 ",\"with\":%" PRIu64, sig->tx,
 					  r->corrupted_by);
 			}
 			uint32_t g = r->rx_gen & 0xFFFFFF;
@@ -610,7 +610,7 @@ static void transmit(struct cc2420 *r, sim_ps now, enum tx_kind kind, const uint
 	abort_reception(r);
 	set_state(r, TX_CALIBRATE, now);
 	struct tx_announce a = {
-		.id = r->node->index << 20 | (r->tx_seq++ & 0xFFFFF),
+		.id = (uint64_t)r->node->index << 32 | r->tx_seq++,
 		.kind = kind,
 		.channel = channel(r),
 		.power_dbm = output_dbm(r),

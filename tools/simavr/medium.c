@@ -311,7 +311,7 @@ void medium_deliver(struct medium *m, sim_ps until)
 			}
 			t->start_delivered = true;
 			log_event(&m->log, t->a.start, t->src,
-				  "\"event\":\"tx_start\",\"tx\":%" PRIu32 ",\"len\":%u,\"channel\":%u,\"kind\":\"%s\"",
+				  "\"event\":\"tx_start\",\"tx\":%" PRIu64 ",\"len\":%u,\"channel\":%u,\"kind\":\"%s\"",
 				  t->a.id, t->a.len, t->a.channel, t->a.kind == TX_FRAME ? "frame" : "carrier");
 			for (size_t s = 0; s < t->n_signals; s++) {
 				struct sim_node *n = m->nodes[t->signals[s].to];
@@ -321,7 +321,7 @@ void medium_deliver(struct medium *m, sim_ps until)
 		}
 		if (t->start_delivered && !t->end_delivered && t->a.end < until) {
 			t->end_delivered = true;
-			log_event(&m->log, t->a.end, t->src, "\"event\":\"tx_end\",\"tx\":%" PRIu32 ",\"aborted\":%s",
+			log_event(&m->log, t->a.end, t->src, "\"event\":\"tx_end\",\"tx\":%" PRIu64 ",\"aborted\":%s",
 				  t->a.id, t->aborted ? "true" : "false");
 			for (size_t s = 0; s < t->n_signals; s++) {
 				struct sim_node *n = m->nodes[t->signals[s].to];

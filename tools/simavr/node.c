@@ -153,7 +153,7 @@ void node_announce(struct sim_node *n, const struct tx_announce *a)
 	n->announces[n->n_announces++] = *a;
 }
 
-void node_stop_tx(struct sim_node *n, uint32_t id, sim_ps at)
+void node_stop_tx(struct sim_node *n, uint64_t id, sim_ps at)
 {
 	if (n->n_stops == n->cap_stops) {
 		n->cap_stops = n->cap_stops ? 2 * n->cap_stops : 4;

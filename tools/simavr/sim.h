@@ -52,7 +52,7 @@ enum tx_kind { TX_FRAME, TX_CARRIER };
 #define FRAME_MAX 127	/* PSDU bytes, FCS included */
 
 struct tx_announce {
-	uint32_t id;		/* unique per node: (node index << 20 | count) */
+	uint64_t id;		/* unique: node index << 32 | the node's count */
 	enum tx_kind kind;
 	uint8_t channel;
 	int8_t power_dbm;
@@ -63,13 +63,13 @@ struct tx_announce {
 };
 
 struct tx_stop {
-	uint32_t id;
+	uint64_t id;
 	sim_ps at;		/* the transmission ends here instead */
 };
 
 /* What the medium delivers to a receiver, at the times it names. */
 struct air_signal {
-	uint32_t tx;
+	uint64_t tx;
 	uint16_t from;		/* sender's node index */
 	uint32_t to;		/* receiver's node index */
 	enum tx_kind kind;
@@ -183,7 +183,7 @@ static inline sim_ps node_now(const struct sim_node *n)
 }
 
 void node_announce(struct sim_node *node, const struct tx_announce *a);
-void node_stop_tx(struct sim_node *node, uint32_t id, sim_ps at);
+void node_stop_tx(struct sim_node *node, uint64_t id, sim_ps at);
 
 int node_load(struct sim_node *node, FILE *console, char *err, size_t errlen);
 void node_run_until(struct sim_node *node, sim_ps end);
