@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +84,6 @@ const char *const cc2420_acct_names[CC2420_ACCT_STATES] = { "off", "power_down",
 enum spi_phase { SPI_DESELECTED, SPI_ADDRESS, SPI_REG_HIGH, SPI_REG_LOW, SPI_FIFO, SPI_RAM_ADDRESS,
 		 SPI_RAM_DATA };
 
-#define HEARD_MAX 64
-
 struct heard {
 	const struct air_signal *sig;
 	double mw;
@@ -133,8 +132,8 @@ struct cc2420 {
 	bool rx_rejected;	/* address recognition */
 	bool sfd;		/* the SFD line, logically */
 
-	struct heard heard[HEARD_MAX];
-	int n_heard;
+	struct heard *heard;	/* the signals on air here now */
+	int n_heard, cap_heard;
 
 	/* pins as last driven (electrical level) */
 	int pin_fifo, pin_fifop, pin_sfd, pin_cca;
@@ -470,8 +469,15 @@ void cc2420_air_start(struct sim_node *node, sim_ps when, void *signal, uint32_t
 	(void)unused;
 	struct cc2420 *r = node->radio;
 	const struct air_signal *sig = signal;
-	if (r->n_heard < HEARD_MAX)
-		r->heard[r->n_heard++] = (struct heard){ .sig = sig, .mw = pow(10.0, sig->rx_dbm / 10.0) };
+	if (r->n_heard == r->cap_heard) {
+		r->cap_heard = r->cap_heard ? 2 * r->cap_heard : 8;
+		r->heard = realloc(r->heard, (size_t)r->cap_heard * sizeof *r->heard);
+		if (!r->heard) {
+			fprintf(stderr, "tern-sim: error: out of memory\n");
+			exit(1);
+		}
+	}
+	r->heard[r->n_heard++] = (struct heard){ .sig = sig, .mw = pow(10.0, sig->rx_dbm / 10.0) };
 
 	/* A reception in progress survives a new signal only if it stays
 	 * stronger than everything else on the channel by the capture threshold. */
