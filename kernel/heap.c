@@ -48,7 +48,10 @@ static hdr *block_of(void *p)
 
 void *heap_alloc_for(size_t size, tern_task_id owner)
 {
-    size_t need = (size + HDR_SIZE + HDR_SIZE - 1) / HDR_SIZE * HDR_SIZE;
+    /* A size beyond the heap fails here: rounded up, a size near SIZE_MAX
+     * would wrap to a few bytes and "succeed". */
+    size_t need = size > TERN_HEAP_SIZE ? SIZE_MAX
+                                        : (size + HDR_SIZE + HDR_SIZE - 1) / HDR_SIZE * HDR_SIZE;
     if (size == 0)
         need = HDR_SIZE * 2;
     tern_irq_state s = port_irq_save();

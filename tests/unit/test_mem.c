@@ -39,6 +39,8 @@ static void test_exhaustion_is_an_error(void **st)
     fresh();
     assert_null(tern_alloc(TERN_HEAP_SIZE));
     assert_int_equal(tern_stats()->alloc_failures, 1);
+    assert_null(tern_alloc(SIZE_MAX)); /* rounding up must not wrap to a small block */
+    assert_int_equal(tern_stats()->alloc_failures, 2);
     void *p = tern_alloc(100);
     assert_non_null(p);
     assert_null(tern_realloc(p, TERN_HEAP_SIZE));
