@@ -146,10 +146,16 @@ tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
         return TERN_ESTATE;
     if (k >= TERN_TIMERS_PER_TASK)
         return TERN_ERANGE;
+    /* A deadline past 2^64 ticks would wrap into the past: the timer
+     * would fire at once, and a periodic one re-arm into the past forever
+     * inside the clock interrupt. Refused; a running timer k goes on. */
+    tern_time now = tern_now();
+    if (delay > UINT64_MAX - now || period > UINT64_MAX - now - delay)
+        return TERN_ERANGE;
     tern_alarm *a = &tern_tasks[self].timers[k];
     tern_alarm_cancel(a);
     tern_alarm_init(a, timer_fired, (void *)(uintptr_t)self);
-    tern_alarm_set(a, tern_now() + delay, period);
+    tern_alarm_set(a, now + delay, period);
     return TERN_OK;
 }
 

@@ -29,7 +29,9 @@ void *tern_take(tern_msg *m);
 
 /* Task timers: timer k delivers a message to TIMEOUTk of the calling task
  * `delay` ticks from now, then every `period` ticks (0 = one-shot). Restarting
- * a running timer reprograms it. */
+ * a running timer reprograms it. TERN_ERANGE for k beyond the task's timers or
+ * a delay and period that would take a deadline past 2^64 ticks (a running
+ * timer k is then left as it was). */
 tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period);
 tern_status tern_timer_cancel(uint8_t k);
 

@@ -15,6 +15,10 @@ static tern_status timer_task(void *state, tern_msg *m)
         assert_int_equal(tern_timer_start(2, 100, 0), TERN_OK);    /* restarted below */
         assert_int_equal(tern_timer_start(2, 2200, 0), TERN_OK);
         assert_int_equal(tern_timer_start(4, 1, 0), TERN_ERANGE);
+        /* deadlines past 2^64 would wrap into the past and fire at once:
+         * refused, and timer 2 keeps its 2200 */
+        assert_int_equal(tern_timer_start(2, UINT64_MAX, 1), TERN_ERANGE);
+        assert_int_equal(tern_timer_start(2, 1, UINT64_MAX), TERN_ERANGE);
         return TERN_OK;
     }
     log_text("T%u@%llu", m->port - TERN_PORT_TIMEOUT0, (unsigned long long)host_time());
