@@ -93,7 +93,7 @@ static bcs_status refuse(bcs_error *err, bcs_status code, int slot, int region,
     return code;
 }
 
-static uint32_t d_stop_us(const bcs_config *c)
+uint32_t bcs_d_stop_us(const bcs_config *c)
 {
     return c->max_offset_us > D_TX_RX_US ? c->max_offset_us : D_TX_RX_US;
 }
@@ -111,7 +111,7 @@ bcs_status bcs_validate(const bcs_config *c, const bcs_mac *const m[BCS_MAC_COUN
         return refuse(err, BCS_EINVAL, -1, -1, TERN_ROM_STR("sync_us not in 1..macro_slot_us-1"));
     if (c->max_offset_us >= c->macro_slot_us / 2)
         return refuse(err, BCS_EINVAL, -1, -1, TERN_ROM_STR("max_offset_us not below half a macro slot"));
-    uint32_t guard = c->max_offset_us + d_stop_us(c); /* t0..t1 and t2..t3 */
+    uint32_t guard = c->max_offset_us + bcs_d_stop_us(c); /* t0..t1 and t2..t3 */
     unsigned total = 0;
     for (int k = 0; k < c->n_slots; k++) {
         const bcs_macro_slot *s = &c->slots[k];
@@ -377,7 +377,7 @@ bcs_status bcs_start(const bcs_config *c, const bcs_mac *const m[BCS_MAC_COUNT],
     macro_ticks = bcs_us_to_ticks(c->macro_slot_us);
     sync_ticks = bcs_us_to_ticks(c->sync_us);
     max_off_ticks = bcs_us_to_ticks(c->max_offset_us);
-    stop_ticks = bcs_us_to_ticks(d_stop_us(c));
+    stop_ticks = bcs_us_to_ticks(bcs_d_stop_us(c));
     wake_ticks = bcs_us_to_ticks(WAKE_US);
     rxon_ticks = bcs_us_to_ticks(RXON_US);
     off_min_ticks = bcs_us_to_ticks(OFF_MIN_US);

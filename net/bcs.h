@@ -47,7 +47,7 @@ const char *bcs_status_name(bcs_status s);
 /* MAC protocols, by the id a region names. */
 typedef enum {
     BCS_MAC_CB = 0, /* contention-based, CSMA/CA (net/mac_cb.c) */
-    BCS_MAC_RB,     /* reservation-based TDMA: not yet */
+    BCS_MAC_RB,     /* reservation-based TDMA (net/mac_rb.c) */
     BCS_MAC_ACTP,   /* arbitrating, black bursts: not yet */
     BCS_MAC_MB,     /* mode-based: not yet */
     BCS_MAC_COUNT
@@ -161,6 +161,9 @@ bool bcs_synced(void);
  * BCS's tick conversion (precomputed values are cheaper in interrupts). */
 const bcs_run *bcs_current(void);
 uint32_t bcs_us_to_ticks(uint32_t us);
+/* d_stop = max(d_maxOffset, d_TX->RX) of a configuration (protocols check
+ * their own times against t2 - t1 with it). */
+uint32_t bcs_d_stop_us(const bcs_config *c);
 
 const bcs_counters *bcs_stats(void);
 
