@@ -236,9 +236,20 @@ tern_status tern_task_finalize(tern_task_id id)
         port_irq_restore(s);
         return TERN_ESTATE;
     }
+    uint8_t was = tern_tasks[id].state;
     tern_tasks[id].state = TASK_FINALIZING;
     port_irq_restore(s);
-    return sched_send(tern_self(), id, TERN_PORT_FINAL, NULL, 0, 0, false);
+    tern_status st = sched_send(tern_self(), id, TERN_PORT_FINAL, NULL, 0, 0, false);
+    if (st != TERN_OK) {
+        /* No FINAL on its way (the pool was empty): the task goes on as it
+         * was and finalize may be retried, instead of refusing every
+         * message forever while waiting for a FINAL that never comes. */
+        s = port_irq_save();
+        if (tern_tasks[id].state == TASK_FINALIZING)
+            tern_tasks[id].state = was;
+        port_irq_restore(s);
+    }
+    return st;
 }
 
 /* FINAL has run: cancel the timers, drop what is still addressed to the

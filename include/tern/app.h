@@ -80,7 +80,9 @@ tern_status tern_app_validate(const tern_app_desc *app, tern_app_error *err);
 tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err);
 
 /* Deliver FINAL to a task; when it has run, the task's heap blocks are
- * reported as leaks and reclaimed, its timers cancelled, and it is removed. */
+ * reported as leaks and reclaimed, its timers cancelled, and it is removed.
+ * TERN_EFULL when the message pool has no room for FINAL: the task goes on
+ * as it was and finalize may be retried. */
 tern_status tern_task_finalize(tern_task_id id);
 
 #endif

@@ -260,6 +260,33 @@ static void test_full_pool_is_an_error_not_a_loss(void **st)
     assert_int_equal(c->max_queue_depth, TERN_MSG_POOL);
 }
 
+/* With the pool empty FINAL cannot be posted: finalize says TERN_EFULL and
+ * the task goes on as it was, so a retry finalizes it. */
+static int finalize_status;
+
+static void burst_then_finalize(void *arg)
+{
+    burst(arg);
+    finalize_status = tern_task_finalize(1);
+}
+
+static void test_finalize_with_a_full_pool_can_be_retried(void **st)
+{
+    (void)st;
+    static const tern_task_desc t[] = {
+        {.name = "sink", .id = 1, .priority = 1, .handler = slow_handler, .n_in_ports = 1}};
+    static const tern_app_desc app = {"pool", t, 1, NULL, 0};
+    start_app(&app, 0);
+    host_inject(50, burst_then_finalize, NULL);
+    host_run_until(100000);
+    assert_int_equal(finalize_status, TERN_EFULL);
+    assert_string_equal(tern_task_name(1), "sink");
+    assert_int_equal(tern_send(1, TERN_PORT_APP(0), NULL, 0, 0), TERN_OK); /* still accepted */
+    assert_int_equal(tern_task_finalize(1), TERN_OK);
+    host_run_until(200000);
+    assert_string_equal(tern_task_name(1), "?");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_messages_before_init_are_held),
         cmocka_unit_test(test_routing_and_multicast),
         cmocka_unit_test(test_full_pool_is_an_error_not_a_loss),
+        cmocka_unit_test(test_finalize_with_a_full_pool_can_be_retried),
     };
     return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }
