@@ -20,6 +20,10 @@ static const char *const status_names[NET_STATUS_COUNT] = {
     [NET_ENOTFORUS] = "NET_ENOTFORUS",
     [NET_EHOPLIMIT] = "NET_EHOPLIMIT",
     [NET_ENOROUTE] = "NET_ENOROUTE",
+    [NET_ENOPORT] = "NET_ENOPORT",
+    [NET_EBUSY] = "NET_EBUSY",
+    [NET_ENOMEMORY] = "NET_ENOMEMORY",
+    [NET_ENOTASK] = "NET_ENOTASK",
 };
 
 const char *net_status_name(net_status s)
@@ -119,7 +123,7 @@ uint16_t ip6_upper_checksum(const ip6_addr *src, const ip6_addr *dst, uint8_t ne
 {
     uint32_t sum = sum_bytes(0, src->b, 16);
     sum = sum_bytes(sum, dst->b, 16);
-    sum += (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + next_header;
+    sum += ((uint32_t)len >> 16) + ((uint32_t)len & 0xffff) + next_header;
     sum = sum_bytes(sum, upper, len);
     while (sum >> 16)
         sum = (sum & 0xffff) + (sum >> 16);

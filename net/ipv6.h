@@ -29,6 +29,10 @@ typedef enum {
     NET_ENOTFORUS,    /* destination is neither ours nor multicast we hear */
     NET_EHOPLIMIT,    /* hop limit exhausted while forwarding */
     NET_ENOROUTE,     /* nowhere to forward to */
+    NET_ENOPORT,      /* no task bound to the destination port (or no room to bind) */
+    NET_EBUSY,        /* the previous datagram is still going out */
+    NET_ENOMEMORY,    /* no heap block for the message that would deliver it */
+    NET_ENOTASK,      /* the bound task refused the message (tern_send's error) */
     NET_STATUS_COUNT
 } net_status;
 

@@ -80,7 +80,7 @@ typedef struct {
 typedef struct {
     uint32_t frames;      /* fragments accepted */
     uint32_t datagrams;   /* reassembled completely */
-    uint32_t dropped[NET_STATUS_COUNT]; /* fragments or datagrams refused, by reason */
+    uint16_t dropped[NET_STATUS_COUNT]; /* fragments or datagrams refused, by reason */
 } lowpan_reasm_counters;
 
 /* An unfragmented frame's datagram: a 127-byte frame whose headers grow

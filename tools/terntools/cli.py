@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (build, micro, readme, scenario, seed000, seed000_report, seed000_verdict, seed003, sim,
-                       simbench, sizes, timeline, trace)
+from terntools import (build, micro, perfetto, readme, scenario, seed000, seed000_report, seed000_verdict, seed003,
+                       sim, simbench, sizes, timeline, trace)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -146,6 +146,20 @@ def cmd_trace_decode(args: argparse.Namespace) -> int:
     else:
         for line in lines:
             out.write(line + "\n")
+    return 0
+
+
+def cmd_trace_export(args: argparse.Namespace) -> int:
+    board = load_board(args.board) if args.board else None
+    names = perfetto.parse_task_names(args.tasks)
+    if not args.input.exists():
+        raise UsageError(f"{args.input} does not exist")
+    doc = perfetto.export(args.input, board, names, repo_root())
+    try:
+        perfetto.write(doc, args.output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    print(f"wrote {args.output}: {perfetto.summary(doc)}; open it in https://ui.perfetto.dev (Open trace file)")
     return 0
 
 
@@ -386,6 +400,19 @@ def build_parser() -> Parser:
     dec.add_argument("--view", choices=("events", "jobs", "idle"), default="events",
                      help="raw events (default), derived handler jobs, or idle periods")
     dec.set_defaults(func=cmd_trace_decode, prog_name="tern trace decode")
+    ex = tr_sub.add_parser("export", help="write a trace for Perfetto's UI (Chrome trace-event JSON)",
+                           description="Turn a kernel trace (a `tern run --trace-out` file or a console log with "
+                           "'T <hex>' lines) or a tern-sim output directory (events.jsonl, trace/<node>.jsonl) into "
+                           "Chrome trace-event JSON, which https://ui.perfetto.dev and chrome://tracing open "
+                           "(docs/traces.md).")  # fmt: skip
+    ex.add_argument("--format", choices=("perfetto",), default="perfetto",
+                    help="perfetto: Chrome trace-event JSON (the only one)")
+    ex.add_argument("--board", help="kernel traces: the board whose ticks the times are (µs of its scenario CPU); "
+                    "without it one tick is shown as one µs")  # fmt: skip
+    ex.add_argument("--tasks", metavar="ID=NAME,...", help="names for task ids, e.g. 0=control,1=sensing,2=forwarding")
+    ex.add_argument("input", type=Path, metavar="IN", help="trace file, console log or tern-sim output directory")
+    ex.add_argument("output", type=Path, metavar="OUT.json")
+    ex.set_defaults(func=cmd_trace_export, prog_name="tern trace export")
     tr.set_defaults(func=lambda a: _missing_command(tr), prog_name="tern trace")
 
     bench = sub.add_parser("bench", help="run a benchmark sweep")

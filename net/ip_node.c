@@ -1,0 +1,177 @@
+/* A node's IPv6 layer over 6LoWPAN. See ip_node.h. */
+#include "ip_node.h"
+
+#include <string.h>
+
+#include "tern/mem.h"
+#include "tern/msg.h"
+#include "tern/task.h"
+
+#define ECHO_HOP_LIMIT 64
+
+void ip_node_init(ip_node *n, const ll_addr *ll, const ip6_addr *global, ip_link_send_fn send,
+                  uint32_t reasm_timeout)
+{
+    memset(n, 0, sizeof *n);
+    n->ll = *ll;
+    n->link_local = ip6_link_local(ll);
+    if (global)
+        n->global = *global;
+    n->link_send = send;
+    lowpan_reasm_init(&n->reasm, reasm_timeout);
+}
+
+net_status ip_node_bind(ip_node *n, uint16_t port, tern_task_id task, tern_port task_port)
+{
+    for (int i = 0; i < IP_NODE_PORTS; i++)
+        if (n->bound[i].port == 0 || n->bound[i].port == port) {
+            n->bound[i].port = port;
+            n->bound[i].task = task;
+            n->bound[i].task_port = task_port;
+            return NET_OK;
+        }
+    return NET_ENOPORT;
+}
+
+static bool all_zero16(const ip6_addr *a)
+{
+    static const ip6_addr zero;
+    return ip6_equal(a, &zero);
+}
+
+static bool is_ours(const ip_node *n, const ip6_addr *a)
+{
+    static const ip6_addr all_nodes = {{0xff, 0x02, [15] = 1}};
+    return ip6_equal(a, &n->link_local) || ip6_equal(a, &n->global) || ip6_equal(a, &all_nodes);
+}
+
+/* Hand the link the datagram's next frame; the datagram is lost (counted)
+ * if the link refuses. */
+static void next_frame(ip_node *n)
+{
+    net_status why;
+    size_t len = lowpan_fragment_next(&n->frag, n->frame, sizeof n->frame, &why);
+    if (len == 0 || n->link_send(n->frame, (uint8_t)len, &n->frag.dst) != NET_OK) {
+        n->count.link_failures++;
+        n->sending = false;
+        return;
+    }
+    n->count.frames_out++;
+}
+
+/* Frame capacity for the 6LoWPAN payload: 127 bytes less the MAC header of
+ * a data frame with PAN id compression and short addresses (9) and the FCS. */
+#define LOWPAN_FRAME_CAP (127 - 9 - 2)
+
+static net_status send_datagram(ip_node *n, size_t len, const ll_addr *next_hop)
+{
+    n->sending = true;
+    lowpan_fragment_start(&n->frag, n->tx, len, &n->ll, next_hop, ++n->tag, LOWPAN_FRAME_CAP);
+    n->count.sent++;
+    next_frame(n);
+    return NET_OK;
+}
+
+net_status udp_sendto(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop, uint16_t src_port,
+                      uint16_t dst_port, const void *data, size_t len)
+{
+    net_status s = NET_OK;
+    if (n->sending)
+        s = NET_EBUSY;
+    const ip6_addr *src = ip6_is_multicast(dst) || (dst->b[0] == 0xfe && dst->b[1] == 0x80) ||
+                                  all_zero16(&n->global)
+                              ? &n->link_local
+                              : &n->global;
+    size_t total = 0;
+    if (s == NET_OK) {
+        total = udp_build(src, dst, src_port, dst_port, ECHO_HOP_LIMIT, data, len, n->tx, sizeof n->tx);
+        if (total == 0)
+            s = NET_ETOOBIG;
+    }
+    if (s != NET_OK) {
+        n->count.send_refused[s]++;
+        return s;
+    }
+    return send_datagram(n, total, next_hop);
+}
+
+void ip_node_link_done(ip_node *n, bool ok)
+{
+    if (!n->sending)
+        return;
+    if (!ok) {
+        n->count.link_failures++;
+        n->sending = false;
+        return;
+    }
+    if (n->frag.done) {
+        n->sending = false;
+        return;
+    }
+    next_frame(n);
+}
+
+static void drop(ip_node *n, net_status why) { n->count.dropped[why]++; }
+
+static void deliver_udp(ip_node *n, const uint8_t *ip, size_t len)
+{
+    udp_datagram d;
+    net_status s = udp_parse(ip, len, &d);
+    if (s != NET_OK)
+        return drop(n, s);
+    for (int i = 0; i < IP_NODE_PORTS; i++) {
+        if (n->bound[i].port == 0 || n->bound[i].port != d.dst_port)
+            continue;
+        ip_udp_rx *rx = tern_alloc(sizeof *rx + d.payload_len);
+        if (!rx)
+            return drop(n, NET_ENOMEMORY);
+        rx->src = d.ip.src;
+        rx->src_port = d.src_port;
+        rx->dst_port = d.dst_port;
+        rx->len = (uint16_t)d.payload_len;
+        memcpy(rx->data, d.payload, d.payload_len);
+        if (tern_send(n->bound[i].task, n->bound[i].task_port, rx, (uint16_t)(sizeof *rx + d.payload_len),
+                      TERN_MSG_HEAP) != TERN_OK) {
+            tern_free(rx); /* the kernel counted why it refused */
+            return drop(n, NET_ENOTASK);
+        }
+        n->count.received++;
+        return;
+    }
+    drop(n, NET_ENOPORT);
+}
+
+static void answer_echo(ip_node *n, const uint8_t *ip, size_t len, const ll_addr *to)
+{
+    if (n->sending)
+        return drop(n, NET_EBUSY); /* one datagram at a time: the request goes unanswered, counted */
+    net_status why;
+    size_t out = icmp6_echo_reply(ip, len, &n->link_local, n->tx, sizeof n->tx, &why);
+    if (out == 0)
+        return drop(n, why);
+    n->count.echo_replies++;
+    send_datagram(n, out, to);
+}
+
+void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr *src,
+                   const ll_addr *dst, uint32_t now)
+{
+    n->count.frames_in++;
+    lowpan_reasm_expire(&n->reasm, now);
+    const uint8_t *ip;
+    size_t ip_len;
+    if (lowpan_reasm_input(&n->reasm, payload, len, src, dst, now, &ip, &ip_len) != NET_OK || !ip)
+        return; /* refused (counted in n->reasm.count) or waiting for fragments */
+    ip6_header h;
+    net_status s = ip6_read_header(ip, ip_len, &h);
+    if (s != NET_OK)
+        return drop(n, s);
+    if (!is_ours(n, &h.dst))
+        return drop(n, NET_ENOTFORUS); /* forwarding is a later step */
+    if (h.next_header == IP6_NEXT_UDP)
+        deliver_udp(n, ip, ip_len);
+    else if (h.next_header == IP6_NEXT_ICMP6)
+        answer_echo(n, ip, ip_len, src);
+    else
+        drop(n, NET_EUNSUPPORTED);
+}
