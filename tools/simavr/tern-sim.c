@@ -31,6 +31,7 @@
 #include "bus.h"
 #include "cc2420.h"
 #include "medium.h"
+#include "stimulus.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
 
@@ -40,6 +41,7 @@ enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105 };
 #define LONG_WINDOW_PS (192 * PS_PER_US)
 #define PROBES_MAX 256
 #define BUSES_MAX 64
+#define STIMULI_MAX 256
 
 /* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"). */
 #define SUPPLY_V 3.0
@@ -68,6 +70,9 @@ struct config {
 	size_t n_nodes;
 	struct probe_cfg probes[PROBES_MAX];
 	size_t n_probes;
+	struct stimulus_config stimuli[STIMULI_MAX];
+	uint32_t stimulus_node[STIMULI_MAX];
+	size_t n_stimuli;
 	struct bus *buses[BUSES_MAX];
 	size_t n_buses;
 	/* per node: its bus (index into buses, -1 none) and interrupt pin */
@@ -285,6 +290,33 @@ static void parse_line(struct config *c, char *line)
 		if (!c->nodes)
 			config_error("out of memory");
 		c->nodes[c->n_nodes++] = nd;
+	} else if (strcmp(word, "stimulus") == 0) {
+		if (c->n_stimuli == STIMULI_MAX)
+			config_error("more than %d stimuli", STIMULI_MAX);
+		struct stimulus_config *st = &c->stimuli[c->n_stimuli];
+		c->stimulus_node[c->n_stimuli] = node_index(c, take(kv, n, "node", true));
+		const char *pin = take(kv, n, "pin", true);
+		if (strlen(pin) != 2 || pin[0] < 'A' || pin[0] > 'G' || pin[1] < '0' || pin[1] > '7')
+			config_error("pin=%s: a pin such as E5", pin);
+		st->port = pin[0];
+		st->bit = (uint8_t)(pin[1] - '0');
+		const char *kind = take(kv, n, "kind", true);
+		st->start_ps = (sim_ps)(number("start_us", take(kv, n, "start_us", true), 0, 1e14) * PS_PER_US);
+		st->width_ps = (sim_ps)(number("width_us", take(kv, n, "width_us", true), 0.001, 1e9) * PS_PER_US);
+		const char *count = take(kv, n, "count", false);
+		st->count = count ? integer("count", count, UINT64_MAX) : 0;
+		if (strcmp(kind, "periodic") == 0) {
+			st->kind = STIMULUS_PERIODIC;
+			st->period_ps = (sim_ps)(number("period_us", take(kv, n, "period_us", true), 0.001, 1e14) * PS_PER_US);
+			if (st->period_ps <= st->width_ps)
+				config_error("period_us: must be longer than width_us");
+		} else if (strcmp(kind, "poisson") == 0) {
+			st->kind = STIMULUS_POISSON;
+			st->rate_hz = number("rate_hz", take(kv, n, "rate_hz", true), 1e-9, 1e9);
+		} else {
+			config_error("kind=%s: must be periodic or poisson", kind);
+		}
+		c->n_stimuli++;
 	} else if (strcmp(word, "pin") == 0) {
 		if (c->n_probes == PROBES_MAX)
 			config_error("more than %d pins", PROBES_MAX);
@@ -590,6 +622,8 @@ static void write_summary(FILE *f, sim_ps end)
 	fprintf(f, "\n]}\n");
 }
 
+/* tests/fuzz/fuzz_simcfg.c includes this file for its config reader. */
+#ifndef TERN_SIM_FUZZ
 int main(int argc, char **argv)
 {
 	int a = 1;
@@ -638,6 +672,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tern-sim: node %s: cannot attach to bus %s (pin P%c%u missing?)\n", n->name,
 				bus_config(cfg.buses[cfg.node_bus[i]])->name, cfg.node_bus_port[i], cfg.node_bus_bit[i]);
 			return EXIT_LOAD;
+		}
+	}
+	for (size_t i = 0; i < cfg.n_stimuli; i++) {
+		struct sim_node *n = cfg.nodes[cfg.stimulus_node[i]];
+		if (stimulus_attach(n, &cfg.stimuli[i], cfg.seed, (uint32_t)i) != 0) {
+			fprintf(stderr, "tern-sim: node %s has no pin P%c%u for a stimulus\n", n->name,
+				cfg.stimuli[i].port, cfg.stimuli[i].bit);
+			return EXIT_USAGE;
 		}
 	}
 	for (size_t i = 0; i < cfg.n_probes; i++) {
@@ -743,3 +785,4 @@ int main(int argc, char **argv)
 	}
 	return code;
 }
+#endif

@@ -59,8 +59,10 @@ BUS_FRAME_MAX = 64  # payload bytes of a bus frame (tern_simavr_abi.h)
 MAX_BUS_PROCESSORS = 254
 LINK_KEYS = ("from", "to", "prr", "rssi_dbm", "symmetric")
 PIN_KEYS = ("node", "pin", "label")
-TABLES = ("sim", "medium", "bus", "node", "link", "pin")
-ARRAYS = ("bus", "node", "link", "pin")  # written [[bus]], [[node]], [[link]], [[pin]]
+STIMULUS_KEYS = ("node", "pin", "kind", "start_us", "period_us", "rate_hz", "width_us", "count")
+MAX_STIMULI = 256
+TABLES = ("sim", "medium", "bus", "node", "link", "pin", "stimulus")
+ARRAYS = ("bus", "node", "link", "pin", "stimulus")  # written [[bus]], [[node]], ...
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -141,6 +143,22 @@ class Pin:
 
 
 @dataclass(frozen=True)
+class Stimulus:
+    """A signal generator on a node's input pin: periodic pulses, or pulses at
+    Poisson-distributed times drawn from the scenario's seed."""
+
+    node: str
+    port: str
+    bit: int
+    kind: str  # "periodic" or "poisson"
+    start_us: float
+    width_us: float
+    period_us: float = 0.0  # periodic
+    rate_hz: float = 0.0  # poisson
+    count: int = 0  # pulses in all; 0: until the end
+
+
+@dataclass(frozen=True)
 class Scenario:
     origin: str  # the file name errors and reports use ("<python>" for make_scenario)
     sim: SimSettings
@@ -149,6 +167,7 @@ class Scenario:
     links: tuple[Link, ...] = ()
     pins: tuple[Pin, ...] = ()
     buses: tuple[Bus, ...] = ()
+    stimuli: tuple[Stimulus, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -736,6 +755,44 @@ def _pins(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[P
     return tuple(pins)
 
 
+def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[Stimulus, ...]:
+    names = {n.name for n in nodes}
+    tables = c.array(doc, "stimulus")
+    if len(tables) > MAX_STIMULI:
+        raise c.fail(("stimulus", MAX_STIMULI), f"more than {MAX_STIMULI} stimuli")
+    out: list[Stimulus] = []
+    for i, table in enumerate(tables):
+        p: KeyPath = ("stimulus", i)
+        c.keys(table, p, STIMULUS_KEYS)
+        node = c.string(table, p + ("node",), what="a node name")
+        if node not in names:
+            raise c.fail(p + ("node",), f"no node named {show(node)}")
+        spec = c.string(table, p + ("pin",), pattern=PIN, what="a pin like \"PE5\" (port A-G, bit 0-7)")
+        m = PIN.fullmatch(spec)
+        assert m is not None
+        kind = c.string(table, p + ("kind",), what="\"periodic\" or \"poisson\"")
+        if kind not in ("periodic", "poisson"):
+            raise c.fail(p + ("kind",), f"must be \"periodic\" or \"poisson\", not {show(kind)}")
+        start = c.number(table, p + ("start_us",), default=0.0, low=0.0, high=1e14)
+        width = c.number(table, p + ("width_us",), default=1.0, low=0.001, high=1e9)
+        count = c.integer(table, p + ("count",), default=0, low=0, high=SEED_LIMIT - 1,
+                          what="a number of pulses (0: until the end)")
+        period = rate = 0.0
+        if kind == "periodic":
+            if "rate_hz" in table:
+                raise c.fail(p + ("rate_hz",), "applies to kind \"poisson\" only")
+            period = c.number(table, p + ("period_us",), low=width, high=1e14, low_open=True,
+                              what=f"microseconds, longer than width_us ({width:g})")
+        else:
+            if "period_us" in table:
+                raise c.fail(p + ("period_us",), "applies to kind \"periodic\" only")
+            rate = c.number(table, p + ("rate_hz",), low=0.0, high=1e9, low_open=True,
+                            what="pulses per second, greater than 0 and at most 1e+09")
+        out.append(Stimulus(node=node, port=m.group(1), bit=int(m.group(2)), kind=kind, start_us=start,
+                            width_us=width, period_us=period, rate_hz=rate, count=count))
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -755,7 +812,8 @@ def scenario_from_dict(
     c = _Checker(origin, locator, base_dir or Path.cwd(), root or repo_root())
     for key in doc:
         if key not in TABLES:
-            raise c.fail((key,), "unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]])")
+            raise c.fail((key,), "unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], "
+                         "[[stimulus]])")
     sim = _sim(c, doc)
     given = _medium(c, doc)
     buses = _buses(c, doc)
@@ -772,7 +830,8 @@ def scenario_from_dict(
     medium = given or Medium()
     links = _links(c, doc, medium, nodes)
     pins = _pins(c, doc, nodes)
-    return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins, buses=buses)
+    return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins, buses=buses,
+                    stimuli=_stimuli(c, doc, nodes))
 
 
 def parse_scenario(text: str, origin: str, *, base_dir: Path | None = None, root: Path | None = None) -> Scenario:

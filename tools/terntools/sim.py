@@ -89,6 +89,10 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
         lines.append(f"link from={link.src} to={link.dst} prr={_num(link.prr)} rssi_dbm={_num(link.rssi_dbm)}")
     for pin in scenario.pins:
         lines.append(f"pin node={pin.node} port={pin.port} bit={pin.bit} label={pin.label}")
+    for st in scenario.stimuli:
+        timing = f"period_us={_num(st.period_us)}" if st.kind == "periodic" else f"rate_hz={_num(st.rate_hz)}"
+        lines.append(f"stimulus node={st.node} pin={st.port}{st.bit} kind={st.kind} start_us={_num(st.start_us)} "
+                     f"{timing} width_us={_num(st.width_us)} count={st.count}")
     return "\n".join(lines) + "\n"
 
 

@@ -175,7 +175,7 @@ BAD: list[tuple[str, str, str]] = [
     # (id, TOML text with the offending line marked, expected "field ...: message" part)
     ("toml-syntax", '[sim]\nduration = = 2  # <-\n', "not valid TOML: Invalid value"),
     ("unknown-table", '[simulation]  # <-\nduration = 2\n',
-     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]])"),
+     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], [[stimulus]])"),
     ("unknown-top-key", 'duration = 2  # <-\n', "field duration: unknown key"),
     ("sim-unknown-key", '[sim]\nduration = 2\nsed = 3  # <-\n',
      "field sim.sed: unknown key (known: duration, seed, channel, threads)"),
@@ -285,6 +285,26 @@ BAD += [
      "field node[1].bus_irq: must be a pin like \"PE4\" (port A-G, bit 0-7), not 'E4'"),
     ("node-bus-irq-alone", HEAD + NODE + 'bus_irq = "PE4"  # <-\n', "field node[0].bus_irq: applies to a node on a bus"),
 ]
+
+STIM = '[[stimulus]]\nnode = "a"\npin = "PE5"\n'
+BAD += [
+    ("stimulus-kind", HEAD + NODE + STIM + 'kind = "square"  # <-\n', "field stimulus[0].kind: must be \"periodic\" or \"poisson\", not 'square'"),
+    ("stimulus-period", HEAD + NODE + STIM + 'kind = "periodic"\nwidth_us = 10\nperiod_us = 10  # <-\n',
+     "field stimulus[0].period_us: must be microseconds, longer than width_us (10), not 10"),
+    ("stimulus-rate-on-periodic", HEAD + NODE + STIM + 'kind = "periodic"\nperiod_us = 100\nrate_hz = 5  # <-\n',
+     "field stimulus[0].rate_hz: applies to kind \"poisson\" only"),
+    ("stimulus-rate", HEAD + NODE + STIM + 'kind = "poisson"\nrate_hz = 0  # <-\n', "field stimulus[0].rate_hz: must be pulses per second"),
+    ("stimulus-node", HEAD + NODE + '[[stimulus]]\nnode = "z"  # <-\n', "field stimulus[0].node: no node named 'z'"),
+]
+
+
+def test_a_stimulus_reaches_the_config(tmp_path: Path, root: Path) -> None:
+    from terntools.sim import config_text
+
+    text = HEAD + NODE + STIM + 'kind = "poisson"\nrate_hz = 255\nwidth_us = 5\n'
+    s = load_scenario(write(tmp_path, text), root=root)
+    config = config_text(s, tmp_path / "out", {"a": Path("/a.elf")})
+    assert "stimulus node=a pin=E5 kind=poisson start_us=0 rate_hz=255 width_us=5 count=0" in config.splitlines()
 
 
 def test_a_bus_and_its_processors_reach_the_config(tmp_path: Path, root: Path) -> None:

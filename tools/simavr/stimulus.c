@@ -1,0 +1,61 @@
+/*
+ * stimulus.c - pulses on a node's input pin, scheduled in the node's own
+ * event queue (so it runs on the node's thread, in exact simulated time).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "stimulus.h"
+
+struct stimulus {
+	struct stimulus_config cfg;
+	uint64_t prng;
+	uint64_t emitted;
+};
+
+static double uniform(struct stimulus *s)
+{
+	uint64_t z = (s->prng += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The gap to the next pulse's rising edge. */
+static sim_ps gap(struct stimulus *s)
+{
+	if (s->cfg.kind == STIMULUS_PERIODIC)
+		return s->cfg.period_ps;
+	double seconds = -log(1.0 - uniform(s)) / s->cfg.rate_hz;
+	sim_ps g = (sim_ps)llround(seconds * 1e12);
+	/* a pulse cannot start before the previous one has ended */
+	return g > s->cfg.width_ps ? g : s->cfg.width_ps + 1;
+}
+
+static void edge(struct sim_node *node, sim_ps when, void *arg, uint32_t level)
+{
+	struct stimulus *s = arg;
+	node_drive_pin(node, s->cfg.port, s->cfg.bit, (int)level, when);
+	if (level) {
+		s->emitted++;
+		node_at(node, when + s->cfg.width_ps, edge, s, 0);
+		if (!s->cfg.count || s->emitted < s->cfg.count)
+			node_at(node, when + gap(s), edge, s, 1);
+	}
+}
+
+int stimulus_attach(struct sim_node *node, const struct stimulus_config *cfg, uint64_t seed, uint32_t k)
+{
+	if (!node_pin_irq(node, cfg->port, cfg->bit))
+		return -1;
+	struct stimulus *s = calloc(1, sizeof *s);
+	if (!s)
+		return -1;
+	s->cfg = *cfg;
+	s->prng = seed ^ (0xD6E8FEB86659FD93ull * (k + 1));
+	node_drive_pin(node, cfg->port, cfg->bit, 0, 0);
+	sim_ps first = cfg->kind == STIMULUS_PERIODIC ? cfg->start_ps : cfg->start_ps + gap(s);
+	node_at(node, first, edge, s, 1);
+	return 0;
+}
