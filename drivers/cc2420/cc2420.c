@@ -134,6 +134,7 @@ typedef enum {
     TX_IDLE,
     TX_WAIT_SFD, /* strobed, TX_ACTIVE seen: calibrating, preamble going out */
     TX_ON_AIR,   /* SFD sent: the frame is on the air until SFD falls */
+    TX_BURST,    /* an unmodulated carrier (cc2420_burst_on) until cc2420_burst_off */
 } tx_state;
 
 static cc2420_config cfg;
@@ -645,6 +646,51 @@ cc2420_status cc2420_send(const uint8_t *mpdu, uint8_t len, bool cca)
     txs = TX_WAIT_SFD;
     uint32_t air_us = TX_START_US + (uint32_t)(SHR_PHR_BYTES + len + FCS_LEN) * BYTE_US;
     tern_alarm_set(&tx_watchdog, tern_now() + US(air_us + TX_MARGIN_US), 0);
+    unlock(s);
+    return CC2420_OK;
+}
+
+/* --- Black bursts ------------------------------------------------------------ */
+
+/* MDMCTRL1 TX_MODE (bits 3:2) = 2 with DACTST = 0x1800: STXON sends an
+ * unmodulated carrier (datasheet, "Unmodulated carrier") instead of the TX
+ * FIFO; SRFOFF ends it. Back to buffered mode and RX afterwards. */
+#define MDMCTRL1_TX_CARRIER (2u << 2)
+#define DACTST_CARRIER 0x1800
+
+cc2420_status cc2420_burst_on(void)
+{
+    if (!ready)
+        return CC2420_ESTATE;
+    if (radio_off)
+        return CC2420_EOFF;
+    tern_irq_state s = lock();
+    if (txs != TX_IDLE) {
+        counters.tx_busy++;
+        unlock(s);
+        return CC2420_EBUSY;
+    }
+    reg_write(MDMCTRL1, MDMCTRL1_VALUE | MDMCTRL1_TX_CARRIER);
+    reg_write(DACTST, DACTST_CARRIER);
+    strobe(STXON);
+    txs = TX_BURST;
+    counters.tx_bursts++;
+    unlock(s);
+    return CC2420_OK;
+}
+
+cc2420_status cc2420_burst_off(void)
+{
+    tern_irq_state s = lock();
+    if (txs != TX_BURST) {
+        unlock(s);
+        return CC2420_ESTATE;
+    }
+    strobe(SRFOFF); /* the carrier stops one symbol later */
+    reg_write(MDMCTRL1, MDMCTRL1_VALUE);
+    reg_write(DACTST, 0);
+    strobe(SRXON);
+    txs = TX_IDLE;
     unlock(s);
     return CC2420_OK;
 }

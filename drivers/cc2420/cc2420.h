@@ -95,6 +95,7 @@ typedef struct {
     uint16_t tx_no_sfd;        /* started, SFD never went out */
     uint16_t tx_no_end;        /* SFD out, frame never ended */
     uint16_t tx_post_failed;   /* the outcome could not be posted */
+    uint16_t tx_bursts;        /* black bursts started (cc2420_burst_on) */
     uint16_t sfd_missed_edges; /* an SFD edge came and went before it was seen */
     uint16_t spi_stalls;       /* SPIF never set within its bound */
 } cc2420_counters;
@@ -116,6 +117,18 @@ cc2420_status cc2420_set_address(uint16_t pan_id, uint16_t short_addr);
  * (STXONCCA) and CC2420_ECHANNEL_BUSY says it was not. CC2420_OK means the
  * transmission is under way: its outcome comes as a message. */
 cc2420_status cc2420_send(const uint8_t *mpdu, uint8_t len, bool cca);
+
+/* Black bursts (seed 004: BBS and ACTP), from tasks or interrupts; neither
+ * waits. cc2420_burst_on() puts an unmodulated carrier on the air
+ * (MDMCTRL1 TX_MODE 2, DACTST 0x1800, STXON): energy without a frame,
+ * from 12 symbols (192 us) after the strobe until cc2420_burst_off()
+ * (SRFOFF: one symbol later), which also returns the chip to buffered
+ * mode and RX (listening 12 symbols later). Receivers see a burst on CCA
+ * and RSSI only; no SFD, no frame, no tx_isr. While a burst is on,
+ * cc2420_send and cc2420_off answer CC2420_EBUSY; cc2420_burst_off without
+ * a burst is CC2420_ESTATE. */
+cc2420_status cc2420_burst_on(void);
+cc2420_status cc2420_burst_off(void);
 
 /* Duty cycling, from tasks or interrupts; neither waits. cc2420_off()
  * stops the receiver (SRFOFF) and the crystal (SXOSCOFF): the chip keeps
