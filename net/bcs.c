@@ -272,6 +272,8 @@ static void slot_event(void)
         cur_step = ST_END;
         break;
     default: /* ST_END */
+        if (in_sync)
+            bcs_timer_cancel(BCS_TIMER_MAC); /* the sync protocol's */
         in_sync = false;
         region_on = false;
         next_activity();
@@ -284,6 +286,8 @@ static void mac_event(void)
 {
     if (region_on)
         macs[run.region->protocol]->timer();
+    else if (in_sync && sync_proto && sync_proto->timer)
+        sync_proto->timer();
 }
 
 void bcs_sync_adjust(tern_time start, uint8_t slot)

@@ -108,7 +108,8 @@ typedef struct {
     void (*timer)(void);            /* BCS_TIMER_MAC expired */
 } bcs_mac;
 
-/* The synchronization protocol (net/sync_beacon.c), run in the sync phase. */
+/* The synchronization protocol (net/sync_beacon.c, net/sync_bbs.c), run in
+ * the sync phase. */
 typedef struct {
     const char *name;
     /* The sync phase of macro slot `slot` starts at `start` (the radio is
@@ -118,6 +119,10 @@ typedef struct {
      * unsynchronized. The block is the hook's. */
     void (*rx)(cc2420_rx_frame *f);
     void (*tx_done)(const cc2420_tx_result *r);
+    /* BCS_TIMER_MAC expired during the sync phase (optional: a protocol
+     * that times its own steps there, as BBS does; the BCS cancels the
+     * channel at the phase's end). */
+    void (*timer)(void);
 } bcs_sync;
 
 typedef struct {
