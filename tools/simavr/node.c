@@ -274,6 +274,8 @@ static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	case TERN_SIM_NODE_ID_LO_ADDR: return (uint8_t)n->index;
 	case TERN_SIM_NODE_ID_HI_ADDR: return (uint8_t)(n->index >> 8);
 	case TERN_SIM_CHANNEL_ADDR: return n->channel_reg;
+	case TERN_SIM_NODE_COUNT_LO_ADDR: return (uint8_t)n->node_count;
+	case TERN_SIM_NODE_COUNT_HI_ADDR: return (uint8_t)(n->node_count >> 8);
 	default: return 0;
 	}
 }
@@ -344,6 +346,8 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 	avr_register_io_read(n->avr, TERN_SIM_NODE_ID_LO_ADDR, abi_read, n);
 	avr_register_io_read(n->avr, TERN_SIM_NODE_ID_HI_ADDR, abi_read, n);
 	avr_register_io_read(n->avr, TERN_SIM_CHANNEL_ADDR, abi_read, n);
+	avr_register_io_read(n->avr, TERN_SIM_NODE_COUNT_LO_ADDR, abi_read, n);
+	avr_register_io_read(n->avr, TERN_SIM_NODE_COUNT_HI_ADDR, abi_read, n);
 	return 0;
 }
 

@@ -662,6 +662,7 @@ int main(int argc, char **argv)
 			return EXIT_LOAD;
 		}
 		n->channel_reg = cfg.medium_seen ? cfg.medium.channel : 26;
+		n->node_count = (uint16_t)cfg.n_nodes;
 		if (n->has_radio && !cc2420_attach(n, cfg.medium.capture_db, cfg.seed)) {
 			fprintf(stderr, "tern-sim: node %s: MCU '%s' lacks the MicaZ radio pins or SPI\n", n->name,
 				n->mcu);

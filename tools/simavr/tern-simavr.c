@@ -164,6 +164,13 @@ static void exit_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *par
 	avr->state = cpu_Done;
 }
 
+static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
+{
+	(void)avr;
+	(void)param;
+	return addr == TERN_SIM_CHANNEL_ADDR ? 26 : addr == TERN_SIM_NODE_COUNT_LO_ADDR ? 1 : 0;
+}
+
 /* The stock sleep callback usleep()s for the slept cycles. The core has
  * already advanced avr->cycle to the next cycle timer, so doing nothing here
  * turns a sleep into a jump in simulated time. */
@@ -271,6 +278,12 @@ int main(int argc, char **argv)
 	avr_irq_register_notify(uart_out, uart_byte_out, NULL);
 
 	avr_register_io_write(avr, TERN_SIMAVR_EXIT_ADDR, exit_port_write, NULL);
+	/* tern-sim's node registers: the only node, 0 of 1, on channel 26 */
+	static const avr_io_addr_t abi[] = { TERN_SIM_NODE_ID_LO_ADDR, TERN_SIM_NODE_ID_HI_ADDR,
+					     TERN_SIM_CHANNEL_ADDR, TERN_SIM_NODE_COUNT_LO_ADDR,
+					     TERN_SIM_NODE_COUNT_HI_ADDR };
+	for (size_t i = 0; i < sizeof abi / sizeof abi[0]; i++)
+		avr_register_io_read(avr, abi[i], abi_read, NULL);
 
 	if (profile_path) {
 		profile_words = ((size_t)avr->flashend + 1) / 2;

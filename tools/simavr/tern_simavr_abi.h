@@ -37,12 +37,15 @@
 
 #define TERN_SIMAVR_EXIT_ADDR 0xFF
 
-/* tern-sim only (many nodes, docs/tern-sim.md): read-only registers that tell
- * one image which node of the scenario it runs as. tern-simavr (one core)
- * reads them as node 0 on channel 26. */
+/* tern-sim (many nodes, docs/tern-sim.md): read-only registers that tell
+ * one image which node of the scenario it runs as, how many nodes there are
+ * and the scenario's radio channel. tern-simavr (one core) answers node 0 of
+ * 1 on channel 26. */
 #define TERN_SIM_NODE_ID_LO_ADDR 0xFE
 #define TERN_SIM_NODE_ID_HI_ADDR 0xFD
 #define TERN_SIM_CHANNEL_ADDR 0xFC
+#define TERN_SIM_NODE_COUNT_LO_ADDR 0xEF
+#define TERN_SIM_NODE_COUNT_HI_ADDR 0xEE
 
 /* tern-sim processor bus (seed 002's mPlatform bus between the processors of
  * one node; docs/tern-sim.md, "Processor bus"). Data addresses, accessed
@@ -93,6 +96,12 @@ static inline uint16_t tern_sim_node_id(void)
 {
 	return (uint16_t)(*(volatile uint8_t *)TERN_SIM_NODE_ID_LO_ADDR |
 			  *(volatile uint8_t *)TERN_SIM_NODE_ID_HI_ADDR << 8);
+}
+
+static inline uint16_t tern_sim_node_count(void)
+{
+	return (uint16_t)(*(volatile uint8_t *)TERN_SIM_NODE_COUNT_LO_ADDR |
+			  *(volatile uint8_t *)TERN_SIM_NODE_COUNT_HI_ADDR << 8);
 }
 
 static inline uint8_t tern_sim_channel(void)
