@@ -33,6 +33,32 @@ net_status ip_node_bind(ip_node *n, uint16_t port, tern_task_id task, tern_port 
     return NET_ENOPORT;
 }
 
+net_status ip_node_route(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop)
+{
+    if (n->n_routes == IP_NODE_ROUTES)
+        return NET_ETOOBIG;
+    n->routes[n->n_routes++] = (ip_route){.dst = *dst, .next_hop = *next_hop};
+    return NET_OK;
+}
+
+static const ll_addr *route_to(const ip_node *n, const ip6_addr *dst)
+{
+    for (uint8_t i = 0; i < n->n_routes; i++)
+        if (ip6_equal(&n->routes[i].dst, dst))
+            return &n->routes[i].next_hop;
+    return NULL;
+}
+
+/* The neighbour a link-local address with a short-address IID names. */
+static bool neighbour_of(const ip6_addr *dst, ll_addr *ll)
+{
+    static const uint8_t short_ll[14] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 0};
+    if (memcmp(dst->b, short_ll, sizeof short_ll) != 0)
+        return false;
+    *ll = ll_short((uint16_t)(dst->b[14] << 8 | dst->b[15]));
+    return true;
+}
+
 static bool all_zero16(const ip6_addr *a)
 {
     static const ip6_addr zero;
@@ -67,7 +93,6 @@ static net_status send_datagram(ip_node *n, size_t len, const ll_addr *next_hop)
 {
     n->sending = true;
     lowpan_fragment_start(&n->frag, n->tx, len, &n->ll, next_hop, ++n->tag, LOWPAN_FRAME_CAP);
-    n->count.sent++;
     next_frame(n);
     return NET_OK;
 }
@@ -76,8 +101,15 @@ net_status udp_sendto(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop, 
                       uint16_t dst_port, const void *data, size_t len)
 {
     net_status s = NET_OK;
+    ll_addr neighbour;
+    if (!next_hop)
+        next_hop = route_to(n, dst);
+    if (!next_hop && neighbour_of(dst, &neighbour))
+        next_hop = &neighbour;
     if (n->sending)
         s = NET_EBUSY;
+    else if (!next_hop)
+        s = NET_ENOROUTE;
     const ip6_addr *src = ip6_is_multicast(dst) || (dst->b[0] == 0xfe && dst->b[1] == 0x80) ||
                                   all_zero16(&n->global)
                               ? &n->link_local
@@ -92,7 +124,16 @@ net_status udp_sendto(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop, 
         n->count.send_refused[s]++;
         return s;
     }
+    n->count.sent++;
     return send_datagram(n, total, next_hop);
+}
+
+uint8_t *udp_payload_buffer(ip_node *n, size_t *cap)
+{
+    if (n->sending)
+        return NULL;
+    *cap = sizeof n->tx - IP6_HEADER_LEN - UDP_HEADER_LEN;
+    return n->tx + IP6_HEADER_LEN + UDP_HEADER_LEN;
 }
 
 void ip_node_link_done(ip_node *n, bool ok)
@@ -153,6 +194,26 @@ static void answer_echo(ip_node *n, const uint8_t *ip, size_t len, const ll_addr
     send_datagram(n, out, to);
 }
 
+/* Route-over: one hop less, the route's neighbour, re-fragmented for it. */
+static void forward(ip_node *n, const uint8_t *ip, size_t len, const ip6_header *h)
+{
+    if (ip6_is_multicast(&h->dst) || (h->dst.b[0] == 0xfe && h->dst.b[1] == 0x80))
+        return drop(n, NET_ENOTFORUS); /* link-scope: never forwarded */
+    if (h->hop_limit <= 1)
+        return drop(n, NET_EHOPLIMIT);
+    const ll_addr *next = route_to(n, &h->dst);
+    if (!next)
+        return drop(n, NET_ENOROUTE);
+    if (n->sending)
+        return drop(n, NET_EBUSY); /* one datagram out at a time: counted */
+    if (len > sizeof n->tx)
+        return drop(n, NET_ETOOBIG);
+    memcpy(n->tx, ip, len);
+    n->tx[7] = (uint8_t)(h->hop_limit - 1);
+    n->count.forwarded++;
+    send_datagram(n, len, next);
+}
+
 void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr *src,
                    const ll_addr *dst, uint32_t now)
 {
@@ -167,7 +228,7 @@ void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr
     if (s != NET_OK)
         return drop(n, s);
     if (!is_ours(n, &h.dst))
-        return drop(n, NET_ENOTFORUS); /* forwarding is a later step */
+        return forward(n, ip, ip_len, &h);
     if (h.next_header == IP6_NEXT_UDP)
         deliver_udp(n, ip, ip_len);
     else if (h.next_header == IP6_NEXT_ICMP6)

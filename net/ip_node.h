@@ -21,6 +21,9 @@
 #ifndef IP_NODE_PORTS
 #define IP_NODE_PORTS 4
 #endif
+#ifndef IP_NODE_ROUTES
+#define IP_NODE_ROUTES 8
+#endif
 
 /* Hands one 6LoWPAN payload to the link for dst (broadcast: short 0xffff).
  * NET_OK: under way, ip_node_link_done follows. */
@@ -34,8 +37,15 @@ typedef struct {
     uint8_t data[];
 } ip_udp_rx;
 
+/* Route-over forwarding: datagrams to dst go to the neighbour next_hop. */
+typedef struct {
+    ip6_addr dst;
+    ll_addr next_hop;
+} ip_route;
+
 typedef struct {
     uint32_t sent, received;          /* datagrams */
+    uint32_t forwarded;
     uint32_t frames_out, frames_in;
     uint32_t echo_replies;
     uint16_t dropped[NET_STATUS_COUNT]; /* datagrams received and refused, by reason */
@@ -53,6 +63,8 @@ typedef struct {
         tern_task_id task;
         tern_port task_port;
     } bound[IP_NODE_PORTS];
+    ip_route routes[IP_NODE_ROUTES];
+    uint8_t n_routes;
     uint8_t tx[IP_NODE_TX_SIZE];
     uint8_t frame[127]; /* the frame being handed to the link: kept off a small stack */
     lowpan_fragmenter frag;
@@ -66,9 +78,19 @@ void ip_node_init(ip_node *n, const ll_addr *ll, const ip6_addr *global, ip_link
                   uint32_t reasm_timeout);
 /* Deliver datagrams to UDP port `port` to (task, task_port). */
 net_status ip_node_bind(ip_node *n, uint16_t port, tern_task_id task, tern_port task_port);
-/* Send a UDP datagram; NET_EBUSY while the previous one is still going out. */
+/* Forward datagrams to dst through the neighbour next_hop (NET_ETOOBIG when
+ * the table is full); a datagram for neither us nor a route is dropped,
+ * counted NET_ENOROUTE, and one whose hop limit runs out NET_EHOPLIMIT. */
+net_status ip_node_route(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop);
+/* Send a UDP datagram; next_hop NULL: the route's, or for a link-local
+ * destination the neighbour its address names. NET_EBUSY while the previous
+ * datagram is still going out, NET_ENOROUTE with nowhere to send it. */
 net_status udp_sendto(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop, uint16_t src_port,
                       uint16_t dst_port, const void *data, size_t len);
+/* Where a payload built in place for udp_sendto goes (cap bytes at most):
+ * passing it as `data` then copies nothing, which saves a buffer of the
+ * datagram's size on a node with 4 KB of RAM. NULL while sending. */
+uint8_t *udp_payload_buffer(ip_node *n, size_t *cap);
 /* The link sent the last frame handed to it (ok), or could not. */
 void ip_node_link_done(ip_node *n, bool ok);
 /* A received 6LoWPAN payload from link-layer src to dst. */

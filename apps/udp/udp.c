@@ -1,14 +1,18 @@
-/* UDP over 6LoWPAN between two micaz nodes (net/ip_node.c over the CC2420
- * driver, CSMA through the chip's CCA), for tern-sim:
+/* UDP over 6LoWPAN between micaz nodes in a line (net/ip_node.c over the
+ * CC2420 driver, CSMA through the chip's CCA), for tern-sim. Node i has the
+ * global address 2001:db8::(i+1); the network description is a line, so its
+ * route to node j goes through node i+1 or i-1 (route-over forwarding).
  *
- *   node 0  client: sends UDP_ROUNDS datagrams to node 1's link-local
- *           address, port 7, alternately UDP_SMALL bytes (one frame) and
- *           UDP_LARGE bytes (fragments), each when the echo of the last
- *           came back or after UDP_REPLY_MS (a timeout, counted); checks
- *           every echoed byte; prints a summary and exits 0 if every
- *           datagram came back intact, 1 otherwise.
- *   node 1  echo server on port 7: sends every datagram back to its
- *           sender; exits after UDP_IDLE_MS without one.
+ *   node 0      client: sends UDP_ROUNDS datagrams to the last node's
+ *               global address, port 7, alternately UDP_SMALL bytes (one
+ *               frame) and UDP_LARGE bytes (fragments), each when the echo
+ *               of the last came back or after UDP_REPLY_MS (a timeout,
+ *               counted); checks every echoed byte; prints a summary and
+ *               exits 0 if every datagram came back intact, 1 otherwise.
+ *   last node   echo server on port 7: sends every datagram back to its
+ *               sender.
+ *   the others  routers: forward.
+ *   The server and the routers exit after UDP_IDLE_MS without a frame.
  *
  * Each line of the console: "tx n=3 len=200", "rx n=3 len=200 ok", and a
  * summary with the IP layer's counters. */
@@ -48,7 +52,7 @@ enum { TASK_NET = 0 };
 #define TIMER 0
 
 static struct {
-    uint16_t id;
+    uint16_t id, count;
     ip_node ip;
     uint8_t mac_seq;
     uint8_t round; /* client: the datagram out, 1-based */
@@ -68,17 +72,32 @@ static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *
     return cc2420_send(mpdu, (uint8_t)(h + len), true) == CC2420_OK ? NET_OK : NET_EBUSY;
 }
 
+static ip6_addr global_of(uint16_t id)
+{
+    ip6_addr a = {{0x20, 0x01, 0x0d, 0xb8}};
+    a.b[14] = (uint8_t)((id + 1) >> 8);
+    a.b[15] = (uint8_t)(id + 1);
+    return a;
+}
+
+static bool is_server(void) { return node.id == node.count - 1 && node.id != 0; }
+
 static uint16_t length_of(uint8_t round) { return round % 2 ? UDP_SMALL : UDP_LARGE; }
 
 static void send_round(void)
 {
-    static uint8_t data[UDP_LARGE];
     uint16_t len = length_of(node.round);
+    size_t cap;
+    uint8_t *data = udp_payload_buffer(&node.ip, &cap); /* built in place: no copy */
+    if (!data || cap < len) {
+        node.refused++;
+        tern_printf("tx n=%u len=%u no buffer\n", node.round, len);
+        return;
+    }
     for (uint16_t i = 0; i < len; i++)
         data[i] = (uint8_t)(node.round * 31 + i);
-    ll_addr server = ll_short(1);
-    ip6_addr dst = ip6_link_local(&server);
-    net_status s = udp_sendto(&node.ip, &dst, &server, CLIENT_PORT, ECHO_PORT, data, len);
+    ip6_addr dst = global_of((uint16_t)(node.count - 1));
+    net_status s = udp_sendto(&node.ip, &dst, NULL, CLIENT_PORT, ECHO_PORT, data, len);
     if (s != NET_OK)
         node.refused++;
     /* the status as a number: net_status_name's table would cost RAM here */
@@ -96,9 +115,10 @@ static void finish(void)
         reasm_dropped += r->dropped[i];
     }
     tern_printf("summary node=%u echoed=%u timeouts=%u corrupt=%u refused=%u sent=%lu received=%lu "
-                "frames_out=%lu frames_in=%lu dropped=%lu reasm_dropped=%lu link_failures=%lu\n",
+                "forwarded=%lu frames_out=%lu frames_in=%lu dropped=%lu reasm_dropped=%lu link_failures=%lu\n",
                 node.id, node.echoed, node.timeouts, node.corrupt, node.refused,
-                (unsigned long)c->sent, (unsigned long)c->received, (unsigned long)c->frames_out,
+                (unsigned long)c->sent, (unsigned long)c->received, (unsigned long)c->forwarded,
+                (unsigned long)c->frames_out,
                 (unsigned long)c->frames_in, (unsigned long)dropped, (unsigned long)reasm_dropped,
                 (unsigned long)c->link_failures);
     bool ok = node.id != 0 || (node.echoed == UDP_ROUNDS && !node.corrupt && !node.timeouts);
@@ -115,12 +135,10 @@ static void next_round(void)
 
 static void datagram(const ip_udp_rx *d)
 {
-    if (node.id == 1) { /* echo it back to where it came from */
-        ll_addr client = ll_short(0);
-        net_status s = udp_sendto(&node.ip, &d->src, &client, ECHO_PORT, d->src_port, d->data, d->len);
+    if (is_server()) { /* echo it back to where it came from */
+        net_status s = udp_sendto(&node.ip, &d->src, NULL, ECHO_PORT, d->src_port, d->data, d->len);
         if (s != NET_OK)
             node.refused++;
-        tern_timer_start(TIMER, ms(UDP_IDLE_MS), 0);
         return;
     }
     bool intact = d->len == length_of(node.round);
@@ -139,6 +157,8 @@ static void frame_in(const cc2420_rx_frame *f)
     mac802154_frame m;
     if (mac802154_parse(f->data, f->len, &m) != NET_OK || m.pan != PAN_ID)
         return; /* not a 6LoWPAN data frame of ours: the IP layer never sees it */
+    if (node.id != 0)
+        tern_timer_start(TIMER, ms(UDP_IDLE_MS), 0); /* still busy: the idle limit starts again */
     ip_node_input(&node.ip, m.payload, m.payload_len, &m.src, &m.dst, (uint32_t)(tern_now() / ms(1)));
 }
 
@@ -160,16 +180,26 @@ static void start(void)
         tern_printf("udp: cc2420_init: %s\n", cc2420_status_name(st));
         port_exit(2);
     }
+    node.count = tern_sim_node_count();
     ll_addr me = ll_short(node.id);
-    ip_node_init(&node.ip, &me, NULL, link_send, 60000 /* ms: RFC 4944's reassembly timeout */);
-    if (node.id == 1) {
-        ip_node_bind(&node.ip, ECHO_PORT, TASK_NET, PORT_UDP);
-        tern_timer_start(TIMER, ms(UDP_IDLE_MS), 0);
-    } else {
-        ip_node_bind(&node.ip, CLIENT_PORT, TASK_NET, PORT_UDP);
-        tern_timer_start(TIMER, ms(20), 0); /* the server is listening by then */
+    ip6_addr global = global_of(node.id);
+    ip_node_init(&node.ip, &me, &global, link_send, 60000 /* ms: RFC 4944's reassembly timeout */);
+    for (uint16_t j = 0; j < node.count && j < IP_NODE_ROUTES; j++) {
+        if (j == node.id)
+            continue;
+        ll_addr next = ll_short(j > node.id ? node.id + 1 : node.id - 1);
+        ip6_addr dst = global_of(j);
+        ip_node_route(&node.ip, &dst, &next);
     }
-    tern_printf("udp node=%u model=%s\n", node.id, tern_model_name);
+    if (node.id == 0) {
+        ip_node_bind(&node.ip, CLIENT_PORT, TASK_NET, PORT_UDP);
+        tern_timer_start(TIMER, ms(20), 0); /* the others are listening by then */
+    } else {
+        if (is_server())
+            ip_node_bind(&node.ip, ECHO_PORT, TASK_NET, PORT_UDP);
+        tern_timer_start(TIMER, ms(UDP_IDLE_MS), 0);
+    }
+    tern_printf("udp node=%u of %u model=%s\n", node.id, node.count, tern_model_name);
 }
 
 static tern_status net_task(void *state, tern_msg *m)
@@ -189,7 +219,7 @@ static tern_status net_task(void *state, tern_msg *m)
         datagram(m->payload);
         break;
     case TERN_PORT_TIMEOUT(TIMER):
-        if (node.id == 1)
+        if (node.id != 0)
             finish(); /* idle: the client is done */
         else if (node.round == 0)
             next_round();

@@ -61,3 +61,23 @@ def test_udp_over_6lowpan_between_two_nodes(tmp_path: Path) -> None:
     assert not [r for r in rows if r[2]]
     assert sorted(int(r[0]) for r in datagrams) == [58] * 10 + [208] * 10
     assert all(r[1] == "1" for r in datagrams)
+
+
+def test_udp_is_forwarded_across_two_hops(tmp_path: Path) -> None:
+    """Client and server out of each other's range: the router in the middle
+    forwards every datagram and every echo, one hop limit less."""
+    summary = tern_sim("udp_line.toml", tmp_path)
+    for n in summary["nodes"]:
+        assert n["status"] == "exit" and n["exit_status"] == 0, n
+    consoles = {n: (tmp_path / "console" / f"{n}.txt").read_text() for n in ("client", "router", "server")}
+    assert "echoed=10 timeouts=0 corrupt=0" in consoles["client"]
+    assert "forwarded=20 " in consoles["router"] and " dropped=0 " in consoles["router"]
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (make setup installs it)")
+    p = subprocess.run(["tshark", "-r", str(tmp_path / "air.pcap"), "-T", "fields", "-E", "separator=|",
+                        "-e", "wpan.src16", "-e", "ipv6.hlim", "-e", "udp.checksum.status"],
+                       capture_output=True, text=True, check=True)  # fmt: skip
+    hops = [line.split("|") for line in p.stdout.splitlines() if line.split("|")[1]]
+    # every datagram twice on air: from its origin with 64, from the router with 63
+    assert sorted({(src, hlim) for src, hlim, _ in hops}) == [("0x0000", "64"), ("0x0001", "63"), ("0x0002", "64")]
+    assert len(hops) == 40
