@@ -9,17 +9,12 @@ import collections
 import json
 import re
 import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from terntools import sim  # noqa: E402
-from terntools.scenario import load_scenario  # noqa: E402
+from scenario_run import ROOT, run_scenario, stats
 
 NODES = ["n0", "n1", "n2", "n3", "n4"]
 DATA_LEN = 9 + 8 + 2  # header, payload, FCS: what tx_start/rx_ok call len
@@ -36,18 +31,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("bips")
-    result = sim.run(load_scenario(ROOT / "docs/sim/bips.toml", root=ROOT), out, root=ROOT)
-    assert result.crashed == [], sim.format_summary(result)
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    summary = json.loads((out / "summary.json").read_text())
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in NODES}
-    return {"events": events, "summary": summary, "consoles": consoles}
+    return run_scenario("bips.toml", tmp_path_factory.mktemp("bips"))
 
-
-def stats(console: str, what: str) -> dict[str, int]:
-    line = next(l for l in console.splitlines() if l.startswith(f"stats {what} "))
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
 
 
 def test_every_node_ran_to_its_end(run: dict[str, Any]) -> None:

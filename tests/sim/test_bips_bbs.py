@@ -6,20 +6,14 @@ carrier) and every node's region pin PC0, whose rising edges are its
 region starts t0, 20 ms and 900 ms into each 1 s macro slot."""
 from __future__ import annotations
 
-import json
-import re
 import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from terntools import sim  # noqa: E402
-from terntools.scenario import load_scenario  # noqa: E402
+from scenario_run import ROOT, run_scenario
+from scenario_run import stats as scenario_stats
 
 NODES = ["n0", "n1", "n2", "n3"]
 US = 1_000_000  # ps
@@ -41,18 +35,11 @@ TICK_ERROR_US = 8  # per hop
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     if shutil.which("avr-gcc") is None or not (ROOT / "tools/simavr/build/tern-sim").is_file():
         pytest.skip("needs avr-gcc and tools/simavr/build/tern-sim (make setup)")
-    out = tmp_path_factory.mktemp("bips_bbs")
-    result = sim.run(load_scenario(ROOT / "docs/sim/bips_bbs.toml", root=ROOT), out, root=ROOT)
-    assert result.crashed == [], sim.format_summary(result)
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    summary = json.loads((out / "summary.json").read_text())
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in NODES}
-    return {"events": events, "summary": summary, "consoles": consoles}
+    return run_scenario("bips_bbs.toml", tmp_path_factory.mktemp("bips_bbs"))
 
 
 def stats(console: str) -> dict[str, int]:
-    line = next(l for l in console.splitlines() if l.startswith("stats bbs "))
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    return scenario_stats(console, "bbs")
 
 
 def region_starts(run: dict[str, Any], node: str) -> list[int]:

@@ -6,20 +6,14 @@ simulator's outputs: events.jsonl (every transmission, reception and
 collision, the region pin PC0) and the consoles (the app's lines)."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
-from terntools import sim  # noqa: E402
-from terntools.scenario import load_scenario  # noqa: E402
+from scenario_run import ROOT, run_scenario, stats
 
 NODES = ["n0", "n1", "n2", "n3"]
 RB_LEN = 9 + 8 + 2   # header, payload, FCS: tx_start's len
@@ -34,18 +28,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("bips_rb")
-    result = sim.run(load_scenario(ROOT / "docs/sim/bips_rb.toml", root=ROOT), out, root=ROOT)
-    assert result.crashed == [], sim.format_summary(result)
-    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
-    summary = json.loads((out / "summary.json").read_text())
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in NODES}
-    return {"events": events, "summary": summary, "consoles": consoles}
+    return run_scenario("bips_rb.toml", tmp_path_factory.mktemp("bips_rb"))
 
-
-def stats(console: str, what: str) -> dict[str, int]:
-    line = next(l for l in console.splitlines() if l.startswith(f"stats {what} "))
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
 
 
 def on_air(run: dict[str, Any], length: int) -> dict[str, tuple[str, int, int]]:
