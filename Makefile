@@ -13,9 +13,10 @@ JOBS ?= $(shell nproc)
 
 APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm \
-	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev tshark
+	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev tshark \
+	clang libclang-rt-14-dev
 
-.PHONY: setup apt venv run test test-host test-tools test-harness test-sim test-target bench clean
+.PHONY: setup apt venv run test test-host test-fuzz fuzz test-tools test-harness test-sim test-target bench clean
 
 setup: apt venv tools/simavr/build/tern-simavr tools/simavr/build/tern-sim
 
@@ -52,12 +53,25 @@ bench: setup
 		--json results/seed000-$(BOARD).json --plots results/seed000-$(BOARD) \
 		--report results/seed000-$(BOARD).md
 
-test: setup test-host test-tools test-harness test-sim test-target
+test: setup test-host test-fuzz test-tools test-harness test-sim test-target
 
 test-host:
 	cmake -S . -B build/host -G Ninja
 	cmake --build build/host
 	ctest --test-dir build/host --output-on-failure -j $(JOBS)
+
+# Fuzzing (tests/fuzz, docs/reliability.md): libFuzzer with ASan+UBSan,
+# clang; libclang-rt-14-dev holds libclang_rt.fuzzer. test-fuzz replays
+# every regression input and runs FUZZ_RUNS inputs per target (seconds);
+# fuzz runs each target FUZZ_SECONDS.
+FUZZ_RUNS ?= 20000
+FUZZ_SECONDS ?= 60
+
+test-fuzz:
+	tests/fuzz/run.sh test $(FUZZ_RUNS)
+
+fuzz: apt
+	tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
 
 test-tools:
 	$(PY) -m mypy --strict tools/terntools
