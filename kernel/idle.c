@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "time64.h"
 
 volatile uint8_t tern_idle_waiting;
 static tern_time wake_time; /* clock at the first interrupt of the period */
@@ -26,7 +27,11 @@ uint8_t tern_idle_choose(const tern_sleep_state *states, uint8_t n, tern_time av
 {
     uint8_t best = 0;
     for (uint8_t i = 1; i < n; i++)
+#if defined(__AVR__)
+        if (!t64_lt(available, states[i].residency) && !t64_lt(available, states[i].exit_latency))
+#else
         if (states[i].residency <= available && states[i].exit_latency <= available)
+#endif
             best = i;
     return best;
 }
@@ -60,7 +65,11 @@ bool idle_once(void)
     }
     tern_time now = tern_now();
     tern_time next = timer_next_deadline();
+#if defined(__AVR__)
+    tern_time available = next == UINT64_MAX ? UINT64_MAX : t64_lt(now, next) ? t64_sub(next, now) : 0;
+#else
     tern_time available = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+#endif
     uint8_t state = tern_idle_choose(port_board.sleep_states, port_board.n_sleep_states,
                                      available);
     tern_trace(TERN_EV_IDLE_ENTER, state, 0);
@@ -71,6 +80,20 @@ bool idle_once(void)
     tern_idle_waiting = 0;
     tern_time end = wake_time;
     tern_trace(TERN_EV_IDLE_EXIT, state, 0);
+#if defined(__AVR__)
+    /* Shorter than 2^32 ticks: the port always has a deadline programmed
+     * at most half a counter wrap ahead (timer.c), and it ends the period.
+     * The sums in 32-bit steps (t64_add), no 64-bit libgcc call. */
+    uint32_t length = (uint32_t)end - (uint32_t)start;
+    stats.total = t64_add(stats.total, length);
+    stats.periods++;
+    if (t64_lt(stats.longest, length))
+        stats.longest = length;
+    if (state < TERN_MAX_SLEEP_STATES) {
+        stats.state_ticks[state] = t64_add(stats.state_ticks[state], length);
+        stats.state_periods[state]++;
+    }
+#else
     tern_time length = end - start;
     stats.total += length;
     stats.periods++;
@@ -80,6 +103,7 @@ bool idle_once(void)
         stats.state_ticks[state] += length;
         stats.state_periods[state]++;
     }
+#endif
     port_irq_restore(s);
     if (hook)
         hook(start, end, state);

@@ -4,14 +4,20 @@
  * advance from their previous deadline, never from "now", so they do not
  * drift however late an interrupt is served. */
 #include "kernel.h"
+#include "time64.h"
 
 static tern_alarm *alarms; /* sorted by deadline, then insertion order */
 /* Ticks from program()'s clock read to the moment the hardware one-shot
  * starts counting: programmed that much shorter, the deadline interrupt
  * comes at the deadline instead of that late. */
-static tern_time lag;
+#if defined(__AVR__)
+typedef uint32_t timer_ticks;
+#else
+typedef tern_time timer_ticks;
+#endif
+static timer_ticks lag;
 /* Half a counter wrap: the furthest a deadline is ever programmed. */
-static tern_time horizon;
+static timer_ticks horizon;
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
 static bool programmed;
@@ -30,13 +36,13 @@ static void measure_lag(void)
     tern_time t1 = tern_now();
     tern_time pair = tern_now() - t1;
     port_deadline_cancel();
-    lag = t1 - t0 > 2 * pair ? t1 - t0 - 2 * pair : 0;
+    lag = t1 - t0 > 2 * pair ? (timer_ticks)(t1 - t0 - 2 * pair) : 0;
 }
 
 void timer_reset(void)
 {
     alarms = NULL;
-    horizon = (tern_time)1 << (port_board.counter_bits - 1);
+    horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
     measure_lag();
 }
 
@@ -45,6 +51,20 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
 /* Program the hardware for the head as seen at `now` (a fresh clock
  * read), at most half a wrap ahead so the clock extension always sees
  * every wrap. */
+#if defined(__AVR__)
+/* On the 8-bit CPU in 32-bit steps (t64_until), no 64-bit libgcc call. */
+static void program_at(tern_time now)
+{
+    uint32_t delta = horizon;
+    if (alarms) {
+        uint32_t until = t64_until(alarms->deadline, now, horizon);
+        if (until < horizon)
+            delta = until > lag ? until - lag : 1;
+    }
+    port_deadline_set(delta);
+    programmed = true;
+}
+#else
 static void program_at(tern_time now)
 {
     tern_time delta = horizon;
@@ -53,6 +73,7 @@ static void program_at(tern_time now)
     port_deadline_set((uint32_t)delta);
     programmed = true;
 }
+#endif
 
 static void program(void) { program_at(tern_now()); }
 
@@ -71,7 +92,7 @@ static void unlink_alarm(tern_alarm *a)
 static void insert(tern_alarm *a)
 {
     tern_alarm **pp = &alarms;
-    while (*pp && (*pp)->deadline <= a->deadline)
+    while (*pp && !t64_lt(a->deadline, (*pp)->deadline))
         pp = &(*pp)->next;
     a->next = *pp;
     *pp = a;
@@ -118,11 +139,11 @@ void tern_clock_isr(void)
 {
     tern_time now = tern_now();
     programmed = false; /* the one-shot that brought us here has fired */
-    while (alarms && alarms->deadline <= now) {
+    while (alarms && !t64_lt(now, alarms->deadline)) {
         tern_alarm *a = alarms;
         unlink_alarm(a);
         if (a->period) {
-            a->deadline += a->period;
+            a->deadline = t64_add(a->deadline, a->period);
             insert(a);
         }
         a->fn(a, a->arg);

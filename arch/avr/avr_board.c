@@ -150,9 +150,14 @@ uint32_t port_counter_read(void)
     if (low < last_low)
         clock_high++;
     last_low = low;
-    uint16_t high = clock_high;
+    /* the two halves stored side by side: avr-gcc builds
+     * ((uint32_t)high << 16) | low with a 32-bit OR and a spare copy */
+    union {
+        uint32_t v;
+        uint16_t h[2];
+    } c = {.h = {low, clock_high}};
     SREG = s;
-    return ((uint32_t)high << 16) | low;
+    return c.v;
 }
 
 void port_deadline_set(uint32_t ticks)
