@@ -55,12 +55,26 @@ uint32_t arrivals_neg_ln_q16(uint32_t u)
 {
     /* -ln(u/2^24) = ln2 * (24 - log2 u); ln2 in Q16 = 45426 */
     uint32_t l2 = (24ul << 16) - log2_q16(u);
-    return (uint32_t)(((uint64_t)l2 * 45426u) >> 16);
+    /* (l2 * 45426) >> 16 in 32-bit steps (an 8-bit CPU's 64-bit multiply
+     * costs ~1,000 cycles): l2 = h 2^16 + l, and (h 2^16 45426 + l 45426)
+     * >> 16 = h 45426 + (l 45426 >> 16) exactly */
+    return (l2 >> 16) * 45426u + (((l2 & 0xFFFFu) * 45426u) >> 16);
 }
 
 uint32_t arrivals_next_gap(arrivals_rng *r, uint32_t mean_cycles)
 {
     uint32_t u = (xorshift32(r) >> 8) + 1; /* 1 .. 2^24 */
-    uint64_t gap = ((uint64_t)mean_cycles * arrivals_neg_ln_q16(u)) >> 16;
-    return gap ? (uint32_t)gap : 1;
+    uint32_t x = arrivals_neg_ln_q16(u);
+    if (mean_cycles > 0x0F000000ul) { /* beyond any node's rate: the plain product */
+        uint64_t gap = ((uint64_t)mean_cycles * x) >> 16;
+        return gap ? (uint32_t)gap : 1;
+    }
+    /* (mean * x) >> 16 in 32-bit steps, exactly (an 8-bit CPU's 64-bit
+     * multiply costs ~1,000 cycles): with x = xh 2^16 + xl and mean =
+     * mh 2^16 + ml, it is mean xh + mh xl + (ml xl >> 16). Every term and
+     * the sum fit 32 bits: x < 17 2^16 (u >= 1), so xh <= 16, and mean <=
+     * 0x0F000000. */
+    uint32_t xh = x >> 16, xl = x & 0xFFFFu, mh = mean_cycles >> 16, ml = mean_cycles & 0xFFFFu;
+    uint32_t gap = mean_cycles * xh + mh * xl + ((ml * xl) >> 16);
+    return gap ? gap : 1;
 }
