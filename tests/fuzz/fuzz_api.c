@@ -188,7 +188,11 @@ static void choose_payload(payload *pl)
         break;
     }
     case 3: /* not the sender's: another's block or not the heap at all */
-        pl->p = n_blocks && blocks[0].owner != context() ? blocks[0].p : (void *)static_payload;
+        /* (asked of the kernel: a record may be one a send still under way
+         * has not settled, its block already taken by this very task) */
+        pl->p = n_blocks && heap_check_owner(blocks[0].p, context()) != TERN_OK
+                    ? blocks[0].p
+                    : (void *)static_payload;
         pl->len = 1;
         pl->flags = TERN_MSG_HEAP;
         break;
@@ -465,9 +469,10 @@ static tern_status handler(void *state, tern_msg *m)
     check_timeout(self, m);
     if ((m->flags & TERN_MSG_HEAP) && m->payload)
         verify(m->payload, m->len, "heap payload on arrival");
-    bool final = m->port == TERN_PORT_FINAL && tern_tasks[self].state == TASK_FINALIZING;
     run_ops(fz_u8(&in) % 4, m);
-    if (final) {
+    /* The kernel's rule, as the handler returns: a FINAL to a finalizing
+     * task ends it (also a sent one, if the handler finalized its task). */
+    if (m->port == TERN_PORT_FINAL && tern_tasks[self].state == TASK_FINALIZING) {
         /* What the task still owns is reclaimed and reported as leaks when
          * this handler returns; its timers are cancelled. */
         for (size_t i = 0; i < n_blocks;)
