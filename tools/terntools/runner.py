@@ -123,6 +123,7 @@ class ConsoleFilter:
         self.trace_sink = trace_sink
         self.decoder = StreamDecoder()
         self.pending = b""
+        self.mid_line = False  # a partial non-trace line was forwarded: its rest is not a new line
         self.events = 0
         self.malformed = 0
         self.lines = 0
@@ -157,6 +158,16 @@ class ConsoleFilter:
         else:
             data = self.pending + chunk
             start = 0
+            if self.mid_line:
+                # the rest of a line whose start was forwarded already: it
+                # is no trace line even if this chunk begins with "T "
+                nl = data.find(b"\n")
+                self._emit(data if nl < 0 else data[: nl + 1])
+                if nl < 0:
+                    self.pending = b""
+                    return self._flush()
+                self.mid_line = False
+                start = nl + 1
             while True:
                 nl = data.find(b"\n", start)
                 if nl < 0:
@@ -166,8 +177,13 @@ class ConsoleFilter:
             rest = data[start:]
             if rest and not self._could_be_trace(rest):
                 self._emit(rest)
+                self.lines += 1
+                self.mid_line = True
                 rest = b""
             self.pending = rest
+        self._flush()
+
+    def _flush(self) -> None:
         if self.out is not None:
             self.out.flush()
 

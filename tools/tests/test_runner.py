@@ -99,8 +99,22 @@ def test_console_filter_does_not_hold_a_prompt_back() -> None:
     f = ConsoleFilter(out, io.StringIO())
     f.feed(b"login: ")
     assert out.getvalue() == b"login: "  # cannot become a trace line: written at once
-    f.feed(b"T")
-    assert out.getvalue() == b"login: "  # could still be "T <hex>": held
+    f.feed(b"T 1")
+    assert out.getvalue() == b"login: T 1"  # the same line goes on: no trace line starts mid-line
+    f.feed(b"\nT")
+    assert out.getvalue() == b"login: T 1\n"  # a new line that could still be "T <hex>": held
+
+
+def test_console_filter_never_takes_the_rest_of_a_split_line_for_a_trace_line() -> None:
+    """"SEED000 HIST sub_bits=6" cut after "HIS": the rest begins "T " (seen
+    on a loaded machine: a malformed trace line that was none)."""
+    out, sink = io.BytesIO(), io.StringIO()
+    f = ConsoleFilter(out, sink)
+    for chunk in (b"SEED000 HIS", b"T sub_bits=6\nT 7856341204020201\n"):
+        f.feed(chunk)
+    f.close()
+    assert out.getvalue() == b"SEED000 HIST sub_bits=6\n"
+    assert (f.events, f.malformed) == (1, 0)
 
 
 # --------------------------------------------------------------------------- a real guest under QEMU
