@@ -167,6 +167,7 @@ typedef struct {
     uint16_t len;
     uint8_t flags;
     uint8_t *owned; /* the sender's block, when it sends one */
+    size_t size;    /* its size */
 } payload;
 
 static void choose_payload(payload *pl)
@@ -181,9 +182,15 @@ static void choose_payload(payload *pl)
         block *b = pick_block();
         if (b) {
             pl->owned = b->p;
+            pl->size = b->size;
             pl->p = b->p;
             pl->len = (uint16_t)b->size; /* blocks are smaller than the heap */
             pl->flags = TERN_MSG_HEAP;
+            /* Out of the table for the whole call: the send may run handlers
+             * and interrupts nested (the stack model), which must not free
+             * or send a block already on its way, nor have their own new
+             * block at the same address taken for it afterwards. */
+            forget(b);
         }
         break;
     }
@@ -201,22 +208,31 @@ static void choose_payload(payload *pl)
     }
 }
 
-/* After a send or post: a block sent is no longer the sender's. A single
- * destination says so by its status; a multicast does not say which
- * members failed, so the kernel's ownership tag is asked. */
+/* After a send or post: a block sent is no longer the sender's; one
+ * refused is again (it left the table for the call). A single destination
+ * says so by its status; a multicast does not say which members failed,
+ * so the kernel's ownership tag is asked, unless the address is in the
+ * table again: then the original was delivered, and a block allocated by
+ * a handler or interrupt nested in the post, or taken by its receiver,
+ * lies there now. */
 static void settle_payload(const payload *pl, tern_status st, bool multicast)
 {
     if (!pl->owned)
         return;
-    if (multicast ? heap_check_owner(pl->owned, context()) == TERN_OK : st != TERN_OK)
-        return; /* still the sender's */
-    /* By owner too: a handler nested in the send may have taken the block
-     * (a second record, same address, another owner) and sent it on. */
-    for (size_t i = 0; i < n_blocks; i++)
-        if (blocks[i].p == pl->owned && blocks[i].owner == context()) {
-            forget(&blocks[i]);
-            break;
-        }
+    if (multicast) {
+        if (heap_check_owner(pl->owned, context()) != TERN_OK)
+            return;
+        for (size_t i = 0; i < n_blocks; i++)
+            if (blocks[i].p == pl->owned)
+                return;
+    } else if (st == TERN_OK) {
+        return;
+    }
+    verify(pl->owned, pl->size, "refused payload");
+    if (n_blocks == MAX_BLOCKS) /* nested operations filled the table meanwhile */
+        tern_free(pl->owned);
+    else
+        blocks[n_blocks++] = (block){pl->owned, pl->size, context()};
 }
 
 static void op_send(void)
@@ -250,6 +266,7 @@ static void op_post(void)
     tern_status st = tern_post(out, pl.p, pl.len, pl.flags);
     if (self == TERN_NO_TASK) {
         CHECK(st == TERN_ESTATE, "tern_post outside a task gave %s", tern_status_name(st));
+        settle_payload(&pl, st, false);
         port_irq_restore(s);
         return;
     }
