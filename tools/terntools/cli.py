@@ -226,6 +226,7 @@ def cmd_bench_seed000(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             build=not args.no_build,
             logs_dir=args.logs,
+            scheduler=args.scheduler,
         )
         result = seed000.run_sweep(plan, progress_stream=sys.stderr, root=repo_root())
         doc, failures = result.doc, result.failures
@@ -280,7 +281,8 @@ def cmd_bench_micro(args: argparse.Namespace) -> int:
         command = " ".join(["./tern", "bench", "micro"] + sys.argv[3:]) if sys.argv[1:3] == ["bench", "micro"] else ""
         doc = micro.run_board(load_board(args.board), models, args.count, args.jobs, args.timeout,
                               root=repo_root(), do_build=not args.no_build, command=command,
-                              progress=lambda text: print(f"tern bench micro: {text}", file=sys.stderr))
+                              progress=lambda text: print(f"tern bench micro: {text}", file=sys.stderr),
+                              scheduler=args.scheduler)
         docs = [doc]
     for d in docs:
         sys.stdout.write(micro.text_table(d))
@@ -370,6 +372,18 @@ def cmd_docs_timeline(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def _scheduler(text: str) -> str:
+    if not text.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")) or text.endswith("://"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Dask scheduler address (tcp://HOST:PORT)")
+    return text
+
+
+def _scheduler_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scheduler", type=_scheduler, metavar="tcp://HOST:PORT",
+                   help="run on this existing Dask cluster instead of local workers (--jobs is then ignored; "
+                   "the workers need this checkout, built, at the same path: docs/benchmarks.md)")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="tern", description="Host tools for the tern kernel.")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
@@ -429,7 +443,9 @@ def build_parser() -> Parser:
                     help=f"1 s sensing periods per run (default {seed000.DEFAULT_SAMPLES})")
     s0.add_argument("--seed", type=int, default=seed000.DEFAULT_SEED, help="arrival PRNG seed (default 1)")
     s0.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(),
-                    help="parallel runs (default: number of CPUs)")
+                    help="parallel runs: worker processes of a local Dask cluster; 1 runs serially without Dask "
+                    "(default: number of CPUs)")
+    _scheduler_flag(s0)
     s0.add_argument("--timeout", type=_positive_float, default=seed000.DEFAULT_TIMEOUT,
                     help=f"wall-time limit per run in seconds (default {seed000.DEFAULT_TIMEOUT:g})")
     s0.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
@@ -481,7 +497,9 @@ def build_parser() -> Parser:
     mi.add_argument("--count", type=_positive_int, default=micro.DEFAULT_COUNT,
                     help=f"samples per benchmark (default {micro.DEFAULT_COUNT})")
     mi.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(),
-                    help="models run in parallel (default: number of CPUs)")
+                    help="models run in parallel on a local Dask cluster; 1 runs serially without Dask "
+                    "(default: number of CPUs)")
+    _scheduler_flag(mi)
     mi.add_argument("--timeout", type=_positive_float, default=micro.DEFAULT_TIMEOUT,
                     help=f"wall-time limit per model in seconds (default {micro.DEFAULT_TIMEOUT:g})")
     mi.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")

@@ -20,11 +20,11 @@ import re
 import struct
 import subprocess
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from terntools import build, sizes
+from terntools import build, executor, sizes
 from terntools.boards import Board
 from terntools.errors import TernError, UsageError
 from terntools.runner import run_image
@@ -288,6 +288,29 @@ def run_model(board: Board, model: str, count: int, timeout: float, root: Path |
     return rows + footprint_rows(board, model, min_elf)
 
 
+@dataclass(frozen=True)
+class ModelJob:
+    """One model's run, as it travels to a Dask worker (picklable)."""
+
+    board: Board
+    model: str
+    count: int
+    timeout: float
+    root: Path | None
+
+
+def run_job(job: ModelJob) -> tuple[list[dict[str, Any]], str | None]:
+    """run_model() of an already built model: (rows, None), or ([], why) when it does not fit.
+
+    DoesNotFit is returned rather than raised: it would not survive the trip
+    back from a Dask worker (its constructor takes two arguments).
+    """
+    try:
+        return run_model(job.board, job.model, job.count, job.timeout, job.root, do_build=False), None
+    except DoesNotFit as exc:
+        return [], exc.reason
+
+
 def run_board(
     board: Board,
     models: Sequence[str] | None = None,
@@ -298,8 +321,13 @@ def run_board(
     do_build: bool = True,
     command: str = "",
     progress: Callable[[str], None] | None = None,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
-    """Every model (default: all the board lists); the result document."""
+    """Every model (default: all the board lists); the result document.
+
+    The models run on `jobs` local Dask workers or on the cluster at
+    `scheduler` (terntools.executor); the builds run here, one at a time.
+    """
     listed = list(board.models) if board.models else ["stack"]
     models = list(models) if models else listed
     unknown = [m for m in models if m not in listed]
@@ -311,22 +339,16 @@ def run_board(
                 progress(f"building {board.name}/{m}")
             build.build(board.name, m, root)
 
-    not_run: dict[str, str] = {}
-
-    def one(m: str) -> list[dict[str, Any]]:
-        try:
-            rows = run_model(board, m, count, timeout, root, do_build=False)
-        except DoesNotFit as exc:
-            not_run[m] = exc.reason
-            if progress:
-                progress(f"{board.name}/{m} does not fit: {exc.reason}")
-            return []
+    def done(index: int, outcome: tuple[list[dict[str, Any]], str | None]) -> None:
         if progress:
-            progress(f"ran {board.name}/{m}")
-        return rows
+            why = outcome[1]
+            progress(f"{board.name}/{models[index]} does not fit: {why}" if why is not None
+                     else f"ran {board.name}/{models[index]}")  # fmt: skip
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        per_model = list(pool.map(one, models))
+    outcomes = executor.map_jobs(run_job, [ModelJob(board, m, count, timeout, root) for m in models],
+                                 workers=jobs, scheduler=scheduler, on_done=done)  # fmt: skip
+    per_model = [rows for rows, _ in outcomes]
+    not_run = {m: why for m, (_, why) in zip(models, outcomes) if why is not None}
     results = [r for rows in per_model for r in rows]
     doc = {
         "board": board.name,

@@ -37,12 +37,11 @@ import struct
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from terntools import arrivals, build, metrics, sizes
+from terntools import arrivals, build, executor, metrics, sizes
 from terntools.boards import UNITS, Board
 from terntools.errors import TernError, UsageError
 from terntools.progress import Progress
@@ -604,6 +603,7 @@ class SweepPlan:
     timeout: float = DEFAULT_TIMEOUT
     build: bool = True
     logs_dir: Path | None = None
+    scheduler: str | None = None  # tcp://HOST:PORT of an existing Dask cluster; None: `jobs` local workers
 
     def configs(self, models: Iterable[str]) -> list[Config]:
         return [Config(m, n, ls, self.samples, self.seed) for m in models for n in self.ns for ls in self.ls_ms]
@@ -622,16 +622,28 @@ class SweepResult:
     skipped: list[str]
 
 
+def log_name(cfg: Config) -> str:
+    """The file name of one configuration's console log in --logs DIR."""
+    return f"{cfg.model}-n{cfg.n}-ls{cfg.ls_ms}.log"
+
+
 def run_config(
-    plan: SweepPlan, elf: Path, cfg: Config, workdir: Path, patcher: Patcher, runner: Runner
+    plan: SweepPlan, elf: Path, cfg: Config, workdir: Path, patcher: Patcher, runner: Runner,
+    console: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Patch, run and summarize one configuration; raise TernError if it fails."""
+    """Patch, run and summarize one configuration; raise TernError if it fails.
+
+    The console (stdout, then the emulator's stderr) goes into plan.logs_dir
+    and, when given, is appended to console.
+    """
     image = workdir / f"{cfg.model}-n{cfg.n}-ls{cfg.ls_ms}.elf"
     patcher(plan.board, elf, image, cfg)
     result = runner(plan.board, image, plan.timeout, max_cycles=plan.max_cycles())
     text = result.stdout.decode("utf-8", "replace")
+    if console is not None:
+        console.append(text + result.stderr)
     if plan.logs_dir is not None:
-        (plan.logs_dir / f"{image.stem}.log").write_text(text + result.stderr, encoding="utf-8")
+        (plan.logs_dir / log_name(cfg)).write_text(text + result.stderr, encoding="utf-8")
     if result.status != 0:
         why = result.note or (result.stderr.strip().splitlines() or [""])[-1]
         raise TernError(f"{cfg.label}: guest exited with status {result.status}" + (f" ({why})" if why else ""))
@@ -646,6 +658,41 @@ def run_config(
     run = summarize(log, plan.board)
     run["wall_seconds"] = round(result.wall_seconds, 3)
     return run
+
+
+@dataclass(frozen=True)
+class SweepJob:
+    """One configuration to run, as it travels to a Dask worker (picklable)."""
+
+    plan: SweepPlan
+    elf: Path
+    cfg: Config
+    patcher: Patcher
+    runner: Runner
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What came back from one job: the run record, or the error of a failed run; and the console."""
+
+    run: dict[str, Any] | None
+    error: str
+    log: str | None
+
+
+def run_job(job: SweepJob) -> SweepOutcome:
+    """run_config() in a temporary directory of its own (on whichever machine runs it).
+
+    A failed configuration (TernError) is an outcome, not an exception, so
+    the other runs go on; anything else is a bug and propagates.
+    """
+    log: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="tern-seed000-") as tmp:
+        try:
+            run = run_config(job.plan, job.elf, job.cfg, Path(tmp), job.patcher, job.runner, log)
+        except TernError as exc:
+            return SweepOutcome(None, str(exc), log[0] if log else None)
+    return SweepOutcome(run, "", log[0] if log else None)
 
 
 def _order(plan: SweepPlan, run: dict[str, Any]) -> tuple[int, int, int]:
@@ -685,23 +732,31 @@ def run_sweep(
         plan.logs_dir.mkdir(parents=True, exist_ok=True)
     runs: list[dict[str, Any]] = []
     failures: list[str] = []
+    where = executor.describe(plan.jobs, plan.scheduler, len(configs))
     progress = Progress(len(configs), progress_stream, prefix="seed000 ")
-    with tempfile.TemporaryDirectory(prefix="tern-seed000-") as tmp, ThreadPoolExecutor(max(1, plan.jobs)) as pool:
-        futures = {
-            pool.submit(run_config, plan, elves[c.model], c, Path(tmp), patcher, runner): c for c in configs
-        }
-        for future in as_completed(futures):
-            cfg = futures[future]
-            try:
-                run = future.result()
-            except TernError as exc:
-                failures.append(str(exc))
-                progress.note(f"seed000: {exc}")
-                progress.advance(f"{cfg.label}: FAILED")
-                continue
-            runs.append(run)
-            progress.advance(f"{cfg.label}: ok ({run['wall_seconds']:.1f} s)")
+    if where != "serial":
+        progress.note(f"seed000: {len(configs)} runs, {where}")
+    # the jobs travel to the workers: no logs_dir there (the log text comes back)
+    job_plan = replace(plan, logs_dir=None)
+    jobs = [SweepJob(job_plan, elves[c.model], c, patcher, runner) for c in configs]
+
+    def done(index: int, outcome: SweepOutcome) -> None:
+        cfg = configs[index]
+        if plan.logs_dir is not None and outcome.log is not None:
+            (plan.logs_dir / log_name(cfg)).write_text(outcome.log, encoding="utf-8")
+        if outcome.run is None:
+            progress.note(f"seed000: {outcome.error}")
+            progress.advance(f"{cfg.label}: FAILED")
+        else:
+            progress.advance(f"{cfg.label}: ok ({outcome.run['wall_seconds']:.1f} s)")
+
+    outcomes = executor.map_jobs(run_job, jobs, workers=plan.jobs, scheduler=plan.scheduler, on_done=done)
     progress.close()
+    for outcome in outcomes:  # in the plan's order, whichever finished first
+        if outcome.run is None:
+            failures.append(outcome.error)
+        else:
+            runs.append(outcome.run)
     runs.sort(key=lambda r: _order(plan, r))
     doc: dict[str, Any] = {
         "board": plan.board.name,
@@ -711,6 +766,7 @@ def run_sweep(
         "seed": plan.seed,
         "skipped_models": skipped,
         "failures": failures,
+        "executor": where,
         "runs": runs,
     }
     return SweepResult(doc, failures, skipped)

@@ -367,8 +367,10 @@ def test_run_sweep_with_fake_build_and_emulator(tmp_path: Path, mps2: Board) -> 
             return RunResult(status=3, stdout=b"", stderr="guest fault at 0x0\n", wall_seconds=0.1)
         return RunResult(status=0, stdout=_log_for(Config(model, 1, 1, 2)).encode(), stderr="", wall_seconds=0.1)
 
+    # jobs=1: serial, in this process, so the fakes can record into `patched`
+    # (test_sweep_on_dask.py runs a real sweep on Dask workers)
     plan = seed000.SweepPlan(board=mps2, models=["stack", "fifo", "threads", "priority"], ns=[1], ls_ms=[1],
-                             samples=2, seed=2, jobs=2, logs_dir=tmp_path / "logs")  # fmt: skip
+                             samples=2, seed=2, jobs=1, logs_dir=tmp_path / "logs")  # fmt: skip
     progress = io.StringIO()
     result = seed000.run_sweep(plan, progress_stream=progress, root=tmp_path, builder=builder, patcher=patcher,
                                runner=runner)  # fmt: skip
