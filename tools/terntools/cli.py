@@ -259,7 +259,7 @@ def cmd_bench_seed003(args: argparse.Namespace) -> int:
                                 gap_cycles=args.gap, lp_cycles=args.lp,
                                 neighbours=args.neighbours, seed=args.seed)
         doc = seed003.run_bench(load_board(args.board), models, params, args.timeout,
-                                root=repo_root(), log_dir=args.logs)
+                                root=repo_root(), log_dir=args.logs, jobs=args.jobs, scheduler=args.scheduler)
     sys.stdout.write(seed003.text_table(doc))
     if args.json:
         _write_json(args.json, doc)
@@ -482,6 +482,10 @@ def build_parser() -> Parser:
     s3.add_argument("--seed", type=int, default=defaults.seed, help="arrival PRNG seed (default 1)")
     s3.add_argument("--timeout", type=_positive_float, default=600.0,
                     help="wall-time limit per run in seconds (default 600)")
+    s3.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(),
+                    help="models run in parallel on a local Dask cluster; 1 runs serially without Dask "
+                    "(default: number of CPUs)")
+    _scheduler_flag(s3)
     s3.add_argument("--logs", type=Path, metavar="DIR", help="keep every run's console output in DIR")
     s3.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
     s3.add_argument("--plots", type=Path, metavar="DIR", help="write PNG plots into DIR")

@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from terntools import build
+from terntools import build, executor
 from terntools.boards import Board
 from terntools.errors import TernError, UsageError
 from terntools.runner import run_image
@@ -201,8 +201,10 @@ def parse_output(out: str, model: str, board: Board, p: Params) -> Run:
 
 
 def run_model(board: Board, model: str, p: Params, timeout: float, root: Path | None = None,
-              log_dir: Path | None = None) -> Run:
-    elf = build.app_image(board.name, model, "seed003", root)
+              log_dir: Path | None = None, elf: Path | None = None) -> Run:
+    """Build (unless elf is given) and run one model's seed003.elf; its Run."""
+    if elf is None:
+        elf = build.app_image(board.name, model, "seed003", root)
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(tmp) / f"seed003-{model}.elf"
         patch_image(board, elf, image, p)
@@ -218,13 +220,34 @@ def run_model(board: Board, model: str, p: Params, timeout: float, root: Path | 
     return parse_output(out, model, board, p)
 
 
+@dataclass(frozen=True)
+class ModelJob:
+    """One model's run, as it travels to a Dask worker (picklable)."""
+
+    board: Board
+    model: str
+    params: Params
+    timeout: float
+    log_dir: Path | None
+    elf: Path
+
+
+def run_job(job: ModelJob) -> Run:
+    return run_model(job.board, job.model, job.params, job.timeout, log_dir=job.log_dir, elf=job.elf)
+
+
 def run_bench(board: Board, models: list[str], p: Params, timeout: float,
-              root: Path | None = None, log_dir: Path | None = None) -> dict[str, Any]:
+              root: Path | None = None, log_dir: Path | None = None,
+              jobs: int = 1, scheduler: str | None = None) -> dict[str, Any]:
+    """Build every model here, one after the other, then run them on `jobs`
+    local Dask workers or the cluster at `scheduler` (terntools.executor)."""
     p.check()
     unsupported = [m for m in models if not board.supports(m)]
     if unsupported:
         raise UsageError(f"board {board.name} does not run model(s) {', '.join(unsupported)}")
-    runs = [run_model(board, m, p, timeout, root, log_dir) for m in models]
+    elves = [build.app_image(board.name, m, "seed003", root) for m in models]
+    runs = executor.map_jobs(run_job, [ModelJob(board, m, p, timeout, log_dir, elf) for m, elf in zip(models, elves)],
+                             workers=jobs, scheduler=scheduler)  # fmt: skip
     return {"board": board.name, "unit": board.unit, "cpu_hz": board.cpu_hz,
             "params": asdict(p), "runs": [asdict(r) for r in runs]}
 
