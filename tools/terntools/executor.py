@@ -120,7 +120,14 @@ def _run(client: Any, fn: Callable[[J], R], jobs: Sequence[J], on_done: Callable
     results: dict[int, R] = {}
     try:
         for future in as_completed(futures):
-            result: R = future.result()
+            try:
+                result: R = future.result()
+            except (ModuleNotFoundError, RuntimeError) as exc:
+                if isinstance(exc, RuntimeError) and "deserializ" not in str(exc):
+                    raise
+                raise ExecutorError(f"the Dask cluster could not load the job ({type(exc).__name__}: "
+                                    f"{str(exc).splitlines()[0]}): the scheduler and every worker need tern's "
+                                    "tools/ on PYTHONPATH (README.md, 'Sweeps on a Dask cluster')") from None
             i = index[future.key]
             results[i] = result
             if on_done is not None:
