@@ -42,6 +42,10 @@ enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105 };
 #define PROBES_MAX 256
 #define BUSES_MAX 64
 #define STIMULI_MAX 256
+/* The longest time a config may give in microseconds: in picoseconds it
+ * must fit a sim_ps (2^64 ps is 1.8e13 us, 213 days), or the conversion
+ * is undefined (fuzz_simcfg: duration_us=20000002000000). */
+#define US_MAX 1.8e13
 
 /* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"). */
 #define SUPPLY_V 3.0
@@ -170,7 +174,7 @@ static void parse_line(struct config *c, char *line)
 	}
 	if (strcmp(word, "sim") == 0) {
 		c->seed = integer("seed", take(kv, n, "seed", true), UINT64_MAX);
-		double us = number("duration_us", take(kv, n, "duration_us", true), 1, 1e14);
+		double us = number("duration_us", take(kv, n, "duration_us", true), 1, US_MAX);
 		c->duration = (sim_ps)(us * PS_PER_US);
 		copy_str(c->out, sizeof c->out, "out", take(kv, n, "out", true));
 		const char *t = take(kv, n, "threads", false);
@@ -301,13 +305,13 @@ static void parse_line(struct config *c, char *line)
 		st->port = pin[0];
 		st->bit = (uint8_t)(pin[1] - '0');
 		const char *kind = take(kv, n, "kind", true);
-		st->start_ps = (sim_ps)(number("start_us", take(kv, n, "start_us", true), 0, 1e14) * PS_PER_US);
+		st->start_ps = (sim_ps)(number("start_us", take(kv, n, "start_us", true), 0, US_MAX) * PS_PER_US);
 		st->width_ps = (sim_ps)(number("width_us", take(kv, n, "width_us", true), 0.001, 1e9) * PS_PER_US);
 		const char *count = take(kv, n, "count", false);
 		st->count = count ? integer("count", count, UINT64_MAX) : 0;
 		if (strcmp(kind, "periodic") == 0) {
 			st->kind = STIMULUS_PERIODIC;
-			st->period_ps = (sim_ps)(number("period_us", take(kv, n, "period_us", true), 0.001, 1e14) * PS_PER_US);
+			st->period_ps = (sim_ps)(number("period_us", take(kv, n, "period_us", true), 0.001, US_MAX) * PS_PER_US);
 			if (st->period_ps <= st->width_ps)
 				config_error("period_us: must be longer than width_us");
 		} else if (strcmp(kind, "poisson") == 0) {

@@ -773,7 +773,7 @@ def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tupl
         kind = c.string(table, p + ("kind",), what="\"periodic\" or \"poisson\"")
         if kind not in ("periodic", "poisson"):
             raise c.fail(p + ("kind",), f"must be \"periodic\" or \"poisson\", not {show(kind)}")
-        start = c.number(table, p + ("start_us",), default=0.0, low=0.0, high=1e14)
+        start = c.number(table, p + ("start_us",), default=0.0, low=0.0, high=1.8e13)
         width = c.number(table, p + ("width_us",), default=1.0, low=0.001, high=1e9)
         count = c.integer(table, p + ("count",), default=0, low=0, high=SEED_LIMIT - 1,
                           what="a number of pulses (0: until the end)")
@@ -781,7 +781,7 @@ def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tupl
         if kind == "periodic":
             if "rate_hz" in table:
                 raise c.fail(p + ("rate_hz",), "applies to kind \"poisson\" only")
-            period = c.number(table, p + ("period_us",), low=width, high=1e14, low_open=True,
+            period = c.number(table, p + ("period_us",), low=width, high=1.8e13, low_open=True,
                               what=f"microseconds, longer than width_us ({width:g})")
         else:
             if "period_us" in table:
