@@ -91,7 +91,9 @@ def map_jobs(
             host="127.0.0.1",
             dashboard_address=":0",  # its HTTP server (health checks; no bokeh, no dashboard) on any free port
             memory_limit=0,  # emulator runs are small; no pausing or restarting workers for memory
-            silence_logs=logging.ERROR,
+            # a run's failure comes back through its future; what Dask logs itself at
+            # ERROR is mostly a worker's heartbeat racing the cluster's shutdown
+            silence_logs=logging.CRITICAL,
         )
     except (OSError, TimeoutError, RuntimeError) as exc:
         raise ExecutorError(f"cannot start a local Dask cluster of {workers} workers ({exc}); "
