@@ -39,9 +39,12 @@ static void edge(struct sim_node *node, sim_ps when, void *arg, uint32_t level)
 	node_drive_pin(node, s->cfg.port, s->cfg.bit, (int)level, when);
 	if (level) {
 		s->emitted++;
-		node_at(node, when + s->cfg.width_ps, edge, s, 0);
-		if (!s->cfg.count || s->emitted < s->cfg.count)
-			node_at(node, when + gap(s), edge, s, 1);
+		/* times past 2^64 ps (213 days) never come: not scheduled, not wrapped */
+		if (when <= SIM_PS_MAX - s->cfg.width_ps)
+			node_at(node, when + s->cfg.width_ps, edge, s, 0);
+		sim_ps g = gap(s);
+		if ((!s->cfg.count || s->emitted < s->cfg.count) && when <= SIM_PS_MAX - g)
+			node_at(node, when + g, edge, s, 1);
 	}
 }
 
@@ -55,7 +58,8 @@ int stimulus_attach(struct sim_node *node, const struct stimulus_config *cfg, ui
 	s->cfg = *cfg;
 	s->prng = seed ^ (0xD6E8FEB86659FD93ull * (k + 1));
 	node_drive_pin(node, cfg->port, cfg->bit, 0, 0);
-	sim_ps first = cfg->kind == STIMULUS_PERIODIC ? cfg->start_ps : cfg->start_ps + gap(s);
-	node_at(node, first, edge, s, 1);
+	sim_ps g = cfg->kind == STIMULUS_PERIODIC ? 0 : gap(s);
+	if (cfg->start_ps <= SIM_PS_MAX - g)
+		node_at(node, cfg->start_ps + g, edge, s, 1);
 	return 0;
 }
