@@ -81,3 +81,22 @@ def test_udp_is_forwarded_across_two_hops(tmp_path: Path) -> None:
     # every datagram twice on air: from its origin with 64, from the router with 63
     assert sorted({(src, hlim) for src, hlim, _ in hops}) == [("0x0000", "64"), ("0x0001", "63"), ("0x0002", "64")]
     assert len(hops) == 40
+
+
+SCENARIOS = sorted(p.name for p in (ROOT / "docs" / "sim").glob("*.toml"))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_example_scenario_is_the_same_on_one_and_two_host_threads(tmp_path: Path, scenario: str) -> None:
+    """Bit-identical outputs whatever the thread count, for every scenario
+    in docs/sim: consoles, PCAP, events, summary, decoded traces."""
+    outputs = []
+    for threads in ("1", "2"):
+        out = tmp_path / threads
+        p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / scenario), "--out", str(out),
+                            "--threads", threads], capture_output=True, text=True, timeout=900)  # fmt: skip
+        assert p.returncode == 0, p.stdout + p.stderr
+        outputs.append({f.relative_to(out): f.read_bytes() for f in sorted(out.rglob("*"))
+                        if f.is_file() and f.name != "tern-sim.conf"})  # the config names the thread count
+    assert outputs[0] == outputs[1]
+    assert outputs[0][Path("events.jsonl")]
