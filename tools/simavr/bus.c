@@ -71,17 +71,6 @@ struct bus {
 	struct log_buf log;
 };
 
-static void *grow(void *p, size_t *cap, size_t size)
-{
-	*cap = *cap ? 2 * *cap : 8;
-	void *q = realloc(p, *cap * size);
-	if (!q) {
-		fprintf(stderr, "tern-sim: error: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
-
 struct bus *bus_new(const struct bus_config *cfg)
 {
 	struct bus *b = calloc(1, sizeof *b);
@@ -124,7 +113,7 @@ static void send_frame(struct bus_port *p)
 	if (p->tx.dst != TERN_BUS_BROADCAST && (p->tx.dst >= n || p->tx.dst == p->address))
 		return refuse(p, "destination");
 	if (p->n_sent == p->cap_sent)
-		p->sent = grow(p->sent, &p->cap_sent, sizeof *p->sent);
+		p->sent = sim_grow(p->sent, &p->cap_sent, sizeof *p->sent);
 	p->tx.src = p->address;
 	p->sent[p->n_sent++] = (struct timed_frame){ .t = node_now(p->node), .f = p->tx };
 	p->tx_free = false;
@@ -140,7 +129,7 @@ static void next_frame(struct bus_port *p)
 	p->rx_read = 0;
 	sim_ps now = node_now(p->node);
 	if (p->n_released == p->cap_released)
-		p->released = grow(p->released, &p->cap_released, sizeof *p->released);
+		p->released = sim_grow(p->released, &p->cap_released, sizeof *p->released);
 	p->released[p->n_released++] = now;
 	set_irq(p, 0, now);
 	if (p->rx_count)
@@ -260,7 +249,7 @@ void bus_collect(struct bus *b)
 		p->n_sent = 0;
 		for (size_t k = 0; k < p->n_released; k++) {
 			if (p->n_releases == p->cap_releases)
-				p->releases = grow(p->releases, &p->cap_releases, sizeof *p->releases);
+				p->releases = sim_grow(p->releases, &p->cap_releases, sizeof *p->releases);
 			p->releases[p->n_releases++] = p->released[k];
 		}
 		p->n_released = 0;
@@ -293,11 +282,7 @@ static void transfer(struct bus *b, struct bus_port *src, sim_ps start)
 		if (to == src || (f->dst != TERN_BUS_BROADCAST && f->dst != to->address))
 			continue;
 		to->occupied++;
-		struct bus_frame *copy = malloc(sizeof *copy);
-		if (!copy) {
-			fprintf(stderr, "tern-sim: error: out of memory\n");
-			exit(1);
-		}
+		struct bus_frame *copy = sim_calloc(1, sizeof *copy);
 		*copy = *f;
 		if (to->node->status == NODE_RUNNING)
 			node_at(to->node, end, frame_arrives, copy, 0);

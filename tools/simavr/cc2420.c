@@ -20,8 +20,6 @@
 
 /* --- timing (16 us symbols, 2 symbols a byte at 250 kbit/s) --------------- */
 #define SYMBOL_PS (16 * PS_PER_US)
-#define BYTE_PS (32 * PS_PER_US)
-#define SHR_BYTES 5		/* 4 preamble bytes + SFD */
 #define TURNAROUND_PS (12 * SYMBOL_PS)	/* RX<->TX, and calibration */
 #define CCA_VALID_PS (8 * SYMBOL_PS)
 #define STOP_PS (1 * SYMBOL_PS)	/* a strobe ending a transmission: see docs */
@@ -133,7 +131,7 @@ struct cc2420 {
 	bool sfd;		/* the SFD line, logically */
 
 	struct heard *heard;	/* the signals on air here now */
-	int n_heard, cap_heard;
+	size_t n_heard, cap_heard;
 
 	/* pins as last driven (electrical level) */
 	int pin_fifo, pin_fifop, pin_sfd, pin_cca;
@@ -145,15 +143,6 @@ struct cc2420 {
 };
 
 /* --- helpers ------------------------------------------------------------- */
-
-static uint64_t next_random(struct cc2420 *r)
-{
-	/* splitmix64: deterministic per node, seeded from the scenario */
-	uint64_t z = (r->prng += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
 
 uint16_t ieee802154_fcs(const uint8_t *data, size_t len)
 {
@@ -191,7 +180,7 @@ static double signal_dbm(const struct cc2420 *r)
 {
 	double mw = pow(10.0, NOISE_DBM / 10.0);
 	uint8_t ch = channel(r);
-	for (int i = 0; i < r->n_heard; i++)
+	for (size_t i = 0; i < r->n_heard; i++)
 		if (r->heard[i].sig->channel == ch)
 			mw += r->heard[i].mw;
 	return 10.0 * log10(mw);
@@ -380,11 +369,11 @@ static void rx_byte(struct sim_node *node, sim_ps when, void *arg, uint32_t data
 	uint8_t byte;
 	bool garbled = r->corrupt_from >= 0 && (int)k >= r->corrupt_from;
 	if (k == 0)
-		byte = garbled ? (uint8_t)next_random(r) & 0x7F : sig->len;
+		byte = garbled ? (uint8_t)sim_random(&r->prng) & 0x7F : sig->len;
 	else if (k <= sig->len && !garbled)
 		byte = sig->psdu[k - 1];
 	else
-		byte = (uint8_t)next_random(r);
+		byte = (uint8_t)sim_random(&r->prng);
 	if (k == 0) {
 		r->rx_len = byte & 0x7F;
 		r->rx_rejected = !address_accepts(r, sig->psdu, sig->len);
@@ -417,7 +406,7 @@ static void rx_byte(struct sim_node *node, sim_ps when, void *arg, uint32_t data
 	if (k == r->rx_len)
 		rx_frame_done(r, when);
 	else
-		node_at(r->node, r->rx_sig->start + (SHR_BYTES + 1 + k + 1) * BYTE_PS, rx_byte, r,
+		node_at(r->node, r->rx_sig->start + (PHY_SHR_BYTES + 1 + k + 1) * PHY_BYTE_PS, rx_byte, r,
 			(r->rx_gen & 0xFFFFFF) << 8 | (k + 1));
 	update_pins(r, when);
 }
@@ -436,7 +425,7 @@ static double interference_mw(const struct cc2420 *r, const struct air_signal *e
 {
 	double mw = 0;
 	uint8_t ch = channel(r);
-	for (int i = 0; i < r->n_heard; i++)
+	for (size_t i = 0; i < r->n_heard; i++)
 		if (r->heard[i].sig != except && r->heard[i].sig->channel == ch)
 			mw += r->heard[i].mw;
 	return mw;
@@ -445,17 +434,17 @@ static double interference_mw(const struct cc2420 *r, const struct air_signal *e
 /* The byte being received now: from it on, a collision garbles the frame. */
 static int byte_index_at(const struct air_signal *sig, sim_ps now)
 {
-	sim_ps first = sig->start + (SHR_BYTES + 1) * BYTE_PS;
+	sim_ps first = sig->start + (PHY_SHR_BYTES + 1) * PHY_BYTE_PS;
 	if (now < first)
 		return 0;
-	return (int)((now - first) / BYTE_PS) + 1;
+	return (int)((now - first) / PHY_BYTE_PS) + 1;
 }
 
 static const struct air_signal *strongest_other(const struct cc2420 *r, const struct air_signal *except)
 {
 	const struct air_signal *best = NULL;
 	double best_mw = -1;
-	for (int i = 0; i < r->n_heard; i++)
+	for (size_t i = 0; i < r->n_heard; i++)
 		if (r->heard[i].sig != except && r->heard[i].sig->channel == channel(r) &&
 		    r->heard[i].mw > best_mw) {
 			best = r->heard[i].sig;
@@ -469,14 +458,8 @@ void cc2420_air_start(struct sim_node *node, sim_ps when, void *signal, uint32_t
 	(void)unused;
 	struct cc2420 *r = node->radio;
 	const struct air_signal *sig = signal;
-	if (r->n_heard == r->cap_heard) {
-		r->cap_heard = r->cap_heard ? 2 * r->cap_heard : 8;
-		r->heard = realloc(r->heard, (size_t)r->cap_heard * sizeof *r->heard);
-		if (!r->heard) {
-			fprintf(stderr, "tern-sim: error: out of memory\n");
-			exit(1);
-		}
-	}
+	if (r->n_heard == r->cap_heard)
+		r->heard = sim_grow(r->heard, &r->cap_heard, sizeof *r->heard);
 	r->heard[r->n_heard++] = (struct heard){ .sig = sig, .mw = pow(10.0, sig->rx_dbm / 10.0) };
 
 	/* A reception in progress survives a new signal only if it stays
@@ -522,8 +505,8 @@ void cc2420_air_start(struct sim_node *node, sim_ps when, void *signal, uint32_t
 					  r->corrupted_by);
 			}
 			uint32_t g = r->rx_gen & 0xFFFFFF;
-			node_at(node, sig->start + SHR_BYTES * BYTE_PS, rx_sfd, r, g);
-			node_at(node, sig->start + (SHR_BYTES + 1) * BYTE_PS, rx_byte, r, g << 8);
+			node_at(node, sig->start + PHY_SHR_BYTES * PHY_BYTE_PS, rx_sfd, r, g);
+			node_at(node, sig->start + (PHY_SHR_BYTES + 1) * PHY_BYTE_PS, rx_byte, r, g << 8);
 		}
 	}
 	update_pins(r, when);
@@ -533,7 +516,7 @@ void cc2420_air_end(struct sim_node *node, sim_ps when, void *signal, uint32_t u
 {
 	(void)unused;
 	struct cc2420 *r = node->radio;
-	for (int i = 0; i < r->n_heard; i++)
+	for (size_t i = 0; i < r->n_heard; i++)
 		if (r->heard[i].sig == signal) {
 			r->heard[i] = r->heard[--r->n_heard];
 			break;
@@ -541,7 +524,7 @@ void cc2420_air_end(struct sim_node *node, sim_ps when, void *signal, uint32_t u
 	/* A transmission stopped early leaves the receiver with noise for
 	 * the rest of the length it announced. */
 	if (r->receiving && r->rx_sig == signal && r->corrupt_from < 0 &&
-	    when < r->rx_sig->start + (SHR_BYTES + 1 + (sim_ps)r->rx_sig->len) * BYTE_PS)
+	    when < r->rx_sig->start + (PHY_SHR_BYTES + 1 + (sim_ps)r->rx_sig->len) * PHY_BYTE_PS)
 		r->corrupt_from = byte_index_at(r->rx_sig, when);
 	update_pins(r, when);
 }
@@ -594,7 +577,7 @@ static void tx_on_air(struct sim_node *node, sim_ps when, void *arg, uint32_t ge
 		return;
 	set_state(r, TX_ON_AIR, when);
 	/* the frame's own events carry the new generation */
-	node_at(node, when + SHR_BYTES * BYTE_PS, tx_sfd, r, r->gen);
+	node_at(node, when + PHY_SHR_BYTES * PHY_BYTE_PS, tx_sfd, r, r->gen);
 }
 
 static void tx_done(struct sim_node *node, sim_ps when, void *arg, uint32_t gen)
@@ -623,7 +606,7 @@ static void transmit(struct cc2420 *r, sim_ps now, enum tx_kind kind, const uint
 		.len = len,
 		.start = now + TURNAROUND_PS,
 	};
-	a.end = kind == TX_FRAME ? a.start + (SHR_BYTES + 1 + (sim_ps)len) * BYTE_PS : SIM_PS_MAX;
+	a.end = kind == TX_FRAME ? a.start + (PHY_SHR_BYTES + 1 + (sim_ps)len) * PHY_BYTE_PS : SIM_PS_MAX;
 	if (kind == TX_FRAME)
 		memcpy(a.psdu, psdu, len);
 	r->tx_id = a.id;

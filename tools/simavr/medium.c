@@ -50,20 +50,9 @@ struct medium {
 	struct log_buf log;
 };
 
-#define BYTE_PS (32 * PS_PER_US)
-#define SHR_BYTES 5
 /* A receiver may still read a signal's announcement this long after its
  * start: a garbled length byte can stretch a reception to 127 bytes. */
-#define RECEPTION_MAX_PS ((SHR_BYTES + 1 + FRAME_MAX + 2) * BYTE_PS)
-
-static double uniform(struct medium *m)
-{
-	uint64_t z = (m->prng += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
-	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
+#define RECEPTION_MAX_PS ((PHY_SHR_BYTES + 1 + FRAME_MAX + 2) * PHY_BYTE_PS)
 
 static void pcap_header(FILE *f)
 {
@@ -93,28 +82,19 @@ static int neighbour_order(const void *pa, const void *pb)
 	return a->node < b->node ? -1 : a->node > b->node;
 }
 
-static void *must(void *p)
-{
-	if (!p) {
-		fprintf(stderr, "tern-sim: error: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 /* A grid of cells one interference range wide: a node's neighbours lie in
  * its own cell and the eight around it. */
 static void find_neighbours(struct medium *m)
 {
 	double cell = m->cfg.int_range_m > 0 ? m->cfg.int_range_m : 1.0;
-	struct cell_entry *cells = must(calloc(m->n_nodes ? m->n_nodes : 1, sizeof *cells));
+	struct cell_entry *cells = sim_calloc(m->n_nodes, sizeof *cells);
 	size_t n_cells = 0;
 	for (size_t i = 0; i < m->n_nodes; i++)
 		if (m->nodes[i]->has_radio)
 			cells[n_cells++] = (struct cell_entry){ (int64_t)floor(m->nodes[i]->x / cell),
 								(int64_t)floor(m->nodes[i]->y / cell), (uint32_t)i };
 	qsort(cells, n_cells, sizeof *cells, cell_order);
-	m->neighbours = must(calloc(m->n_nodes ? m->n_nodes : 1, sizeof *m->neighbours));
+	m->neighbours = sim_calloc(m->n_nodes, sizeof *m->neighbours);
 	for (size_t k = 0; k < n_cells; k++) {
 		const struct sim_node *src = m->nodes[cells[k].node];
 		struct neighbours *nb = &m->neighbours[cells[k].node];
@@ -141,7 +121,7 @@ static void find_neighbours(struct medium *m)
 						continue;
 					if (nb->n == cap) {
 						cap = cap ? 2 * cap : 8;
-						nb->list = must(realloc(nb->list, cap * sizeof *nb->list));
+						nb->list = sim_realloc(nb->list, cap * sizeof *nb->list);
 					}
 					nb->list[nb->n++] = (struct neighbour){ cells[j].node, d };
 				}
@@ -173,12 +153,7 @@ struct log_buf *medium_log(struct medium *m) { return &m->log; }
 
 static void add_signal(struct tx_rec *t, const struct air_signal *s)
 {
-	struct air_signal *grown = realloc(t->signals, (t->n_signals + 1) * sizeof *grown);
-	if (!grown) {
-		fprintf(stderr, "tern-sim: error: out of memory\n");
-		exit(1);
-	}
-	t->signals = grown;
+	t->signals = sim_realloc(t->signals, (t->n_signals + 1) * sizeof *t->signals);
 	t->signals[t->n_signals++] = *s;
 }
 
@@ -197,20 +172,20 @@ static void find_receivers(struct medium *m, struct tx_rec *t)
 			struct air_signal s = base;
 			s.to = l->to;
 			s.in_range = true;
-			s.receivable = uniform(m) < l->prr;
+			s.receivable = sim_uniform(&m->prng) < l->prr;
 			s.rx_dbm = l->rssi_dbm + t->a.power_dbm;
 			add_signal(t, &s);
 		}
 		return;
 	}
-	bool sent_ok = uniform(m) < m->cfg.success_tx;	/* once per transmission, as UDGM */
+	bool sent_ok = sim_uniform(&m->prng) < m->cfg.success_tx;	/* once per transmission, as UDGM */
 	const struct neighbours *nb = &m->neighbours[t->src];
 	for (size_t k = 0; k < nb->n; k++) {
 		const struct neighbour *e = &nb->list[k];
 		struct air_signal s = base;
 		s.to = e->node;
 		s.in_range = e->distance_m <= m->cfg.tx_range_m;
-		s.receivable = s.in_range && sent_ok && uniform(m) < m->cfg.success_rx;
+		s.receivable = s.in_range && sent_ok && sim_uniform(&m->prng) < m->cfg.success_rx;
 		/* unit disk: everyone in interference range hears it above the
 		 * CC2420's default CCA threshold (-77 dBm), fading with distance */
 		s.rx_dbm = t->a.power_dbm - 40.0 -
@@ -234,11 +209,7 @@ void medium_collect(struct medium *m, struct sim_node **ran, size_t n_ran)
 		struct sim_node *n = ran[r];
 		size_t i = n->index;
 		for (size_t k = 0; k < n->n_announces; k++) {
-			struct tx_rec *t = calloc(1, sizeof *t);
-			if (!t) {
-				fprintf(stderr, "tern-sim: error: out of memory\n");
-				exit(1);
-			}
+			struct tx_rec *t = sim_calloc(1, sizeof *t);
 			t->a = n->announces[k];
 			t->src = (uint32_t)i;
 			find_receivers(m, t);
@@ -287,10 +258,10 @@ static void write_pcap(struct medium *m, const struct tx_rec *t)
 	if (!m->pcap || t->a.kind != TX_FRAME || t->a.end <= t->a.start)
 		return;
 	/* the bytes that made it on air: the PSDU starts after SHR and length */
-	sim_ps psdu_start = t->a.start + (SHR_BYTES + 1) * BYTE_PS;
+	sim_ps psdu_start = t->a.start + (PHY_SHR_BYTES + 1) * PHY_BYTE_PS;
 	uint32_t sent = t->a.len;
 	if (t->aborted)
-		sent = t->a.end <= psdu_start ? 0 : (uint32_t)((t->a.end - psdu_start) / BYTE_PS);
+		sent = t->a.end <= psdu_start ? 0 : (uint32_t)((t->a.end - psdu_start) / PHY_BYTE_PS);
 	if (sent > t->a.len)
 		sent = t->a.len;
 	if (sent == 0)
@@ -339,7 +310,7 @@ void medium_deliver(struct medium *m, sim_ps until)
 			t->written = true;
 		}
 		sim_ps keep = t->a.end > t->a.start + RECEPTION_MAX_PS ? t->a.end : t->a.start + RECEPTION_MAX_PS;
-		if (keep + BYTE_PS >= until)
+		if (keep + PHY_BYTE_PS >= until)
 			break;
 		m->head = t->next;
 		free(t->signals);

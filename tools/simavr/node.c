@@ -24,31 +24,35 @@
 #include "sim.h"
 #include "tern_simavr_abi.h"
 
-static void *xrealloc(void *p, size_t n)
+static void *must(void *p)
 {
-	void *q = realloc(p, n);
-	if (!q) {
+	if (!p) {
 		fprintf(stderr, "tern-sim: error: out of memory\n");
 		exit(1);
 	}
-	return q;
+	return p;
+}
+
+void *sim_calloc(size_t n, size_t size) { return must(calloc(n ? n : 1, size)); }
+void *sim_realloc(void *p, size_t size) { return must(realloc(p, size ? size : 1)); }
+
+void *sim_grow(void *p, size_t *cap, size_t size)
+{
+	*cap = *cap ? 2 * *cap : 8;
+	return sim_realloc(p, *cap * size);
 }
 
 /* --- event log -------------------------------------------------------------- */
 
 void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ...)
 {
-	if (buf->n == buf->cap) {
-		buf->cap = buf->cap ? 2 * buf->cap : 64;
-		buf->lines = xrealloc(buf->lines, buf->cap * sizeof *buf->lines);
-	}
+	if (buf->n == buf->cap)
+		buf->lines = sim_grow(buf->lines, &buf->cap, sizeof *buf->lines);
 	va_list ap;
 	va_start(ap, fmt);
 	char *text;
-	if (vasprintf(&text, fmt, ap) < 0) {
-		fprintf(stderr, "tern-sim: error: out of memory\n");
-		exit(1);
-	}
+	if (vasprintf(&text, fmt, ap) < 0)
+		must(NULL);
 	va_end(ap);
 	buf->lines[buf->n++] = (struct log_line){ .t = t, .node = node, .seq = buf->seq++, .text = text };
 }
@@ -62,10 +66,8 @@ static bool event_before(const struct sim_event *a, const struct sim_event *b)
 
 static void heap_push(struct sim_node *n, struct sim_event ev)
 {
-	if (n->n_events == n->cap_events) {
-		n->cap_events = n->cap_events ? 2 * n->cap_events : 16;
-		n->events = xrealloc(n->events, n->cap_events * sizeof *n->events);
-	}
+	if (n->n_events == n->cap_events)
+		n->events = sim_grow(n->events, &n->cap_events, sizeof *n->events);
 	size_t i = n->n_events++;
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
@@ -146,19 +148,15 @@ static avr_cycle_count_t queue_timer(avr_t *avr, avr_cycle_count_t when, void *p
 
 void node_announce(struct sim_node *n, const struct tx_announce *a)
 {
-	if (n->n_announces == n->cap_announces) {
-		n->cap_announces = n->cap_announces ? 2 * n->cap_announces : 4;
-		n->announces = xrealloc(n->announces, n->cap_announces * sizeof *n->announces);
-	}
+	if (n->n_announces == n->cap_announces)
+		n->announces = sim_grow(n->announces, &n->cap_announces, sizeof *n->announces);
 	n->announces[n->n_announces++] = *a;
 }
 
 void node_stop_tx(struct sim_node *n, uint64_t id, sim_ps at)
 {
-	if (n->n_stops == n->cap_stops) {
-		n->cap_stops = n->cap_stops ? 2 * n->cap_stops : 4;
-		n->stops = xrealloc(n->stops, n->cap_stops * sizeof *n->stops);
-	}
+	if (n->n_stops == n->cap_stops)
+		n->stops = sim_grow(n->stops, &n->cap_stops, sizeof *n->stops);
 	n->stops[n->n_stops++] = (struct tx_stop){ .id = id, .at = at };
 }
 
@@ -201,7 +199,7 @@ void node_drive_pin(struct sim_node *n, char port, int bit, int value, sim_ps wh
 	avr_irq_t *irq = node_pin_irq(n, port, bit);
 	if (!irq)
 		return;
-	bool icp1 = port == 'D' && bit == 4 && strcmp(n->mcu, "atmega128") == 0;
+	bool icp1 = port == 'D' && bit == 4 && n->m128;
 	uint8_t tifr = n->avr->data[M128_TIFR];
 	n->edge_at = when;
 	avr_raise_irq(irq, value ? 1 : 0);
@@ -234,9 +232,7 @@ int node_probe_pin(struct sim_node *n, char port, uint8_t bit, const char *label
 	avr_irq_t *irq = node_pin_irq(n, port, bit);
 	if (!irq)
 		return -1;
-	struct probe_state *p = calloc(1, sizeof *p);
-	if (!p)
-		return -1;
+	struct probe_state *p = sim_calloc(1, sizeof *p);
 	p->probe.node = n;
 	p->probe.port = port;
 	p->probe.bit = bit;
@@ -309,6 +305,7 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 	}
 	avr_init(n->avr);
 	avr_fix_part_quirks(n->avr);
+	n->m128 = strcmp(n->mcu, "atmega128") == 0;
 	n->avr->log = LOG_ERROR;
 	n->avr->gdb_port = 0;
 	n->avr->sleep = sleep_no_wait;
@@ -380,7 +377,7 @@ sim_ps node_next_ps(const struct sim_node *n)
  * the newer parts. */
 static unsigned sleep_mode(const struct sim_node *n)
 {
-	if (strcmp(n->mcu, "atmega128") == 0) {
+	if (n->m128) {
 		uint8_t mcucr = n->avr->data[0x55];
 		return (unsigned)((mcucr >> 2 & 1) << 2 | (mcucr >> 4 & 1) << 1 | (mcucr >> 3 & 1));
 	}

@@ -23,6 +23,35 @@ typedef uint64_t sim_ps;	/* simulated time, picoseconds since the start */
 #define SIM_PS_MAX UINT64_MAX
 #define PS_PER_US 1000000ull
 
+/* 802.15.4 at 2.4 GHz: 250 kbit/s, 32 us a byte; a frame on air is the
+ * synchronization header (4 preamble bytes and the SFD), the length byte
+ * and the PSDU. */
+#define PHY_BYTE_PS (32 * PS_PER_US)
+#define PHY_SHR_BYTES 5
+
+/* Memory for the simulator's own tables: never NULL, an exhausted host ends
+ * the run with a message (node.c). sim_grow doubles an array of *cap
+ * elements (first 8) for the "n == cap" pattern. */
+void *sim_calloc(size_t n, size_t size);
+void *sim_realloc(void *p, size_t size);
+void *sim_grow(void *p, size_t *cap, size_t size);
+
+/* splitmix64: the one generator behind every random draw, each device with
+ * its own state seeded from the scenario's seed, so draws repeat exactly. */
+static inline uint64_t sim_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1), 53 bits. */
+static inline double sim_uniform(uint64_t *state)
+{
+	return (double)(sim_random(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 struct sim_node;
 struct cc2420;
 struct bus_port;
@@ -123,6 +152,7 @@ struct sim_node {
 	bool has_radio;
 
 	avr_t *avr;
+	bool m128;		/* an ATmega128: its register layout (sleep bits, ICP1 on PD4) */
 	unsigned __int128 ps_den;	/* freq_hz * (1e9 + ppb): cycle <-> ps */
 	enum node_status status;
 	uint8_t exit_status;

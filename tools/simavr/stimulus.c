@@ -13,21 +13,12 @@ struct stimulus {
 	uint64_t emitted;
 };
 
-static double uniform(struct stimulus *s)
-{
-	uint64_t z = (s->prng += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	z ^= z >> 31;
-	return (double)(z >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* The gap to the next pulse's rising edge. */
 static sim_ps gap(struct stimulus *s)
 {
 	if (s->cfg.kind == STIMULUS_PERIODIC)
 		return s->cfg.period_ps;
-	double seconds = -log(1.0 - uniform(s)) / s->cfg.rate_hz;
+	double seconds = -log(1.0 - sim_uniform(&s->prng)) / s->cfg.rate_hz;
 	sim_ps g = (sim_ps)llround(seconds * 1e12);
 	/* a pulse cannot start before the previous one has ended */
 	return g > s->cfg.width_ps ? g : s->cfg.width_ps + 1;
