@@ -73,3 +73,19 @@ void avr_fix_part_quirks(avr_t *avr)
 		return;
 	}
 }
+
+void avr_log_plain(const char *fmt, va_list ap)
+{
+	char msg[512], *out = msg;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	for (const char *in = msg; *in; in++) {
+		if (*in == '\033') {	/* ESC [ ... m */
+			while (in[1] && !((*in | 32) >= 'a' && (*in | 32) <= 'z'))
+				in++;
+			continue;
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	fprintf(stderr, "simavr: %s%s", msg, out > msg && out[-1] == '\n' ? "" : "\n");
+}

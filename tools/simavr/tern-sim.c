@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "avr_load.h"
 #include "bus.h"
 #include "cc2420.h"
 #include "medium.h"
@@ -522,21 +523,8 @@ static void logger(avr_t *avr, const int level, const char *fmt, va_list ap)
 			if (cfg.nodes[i]->avr == avr)
 				cfg.nodes[i]->invalid_opcode = 1;
 	}
-	if (level > LOG_ERROR)
-		return;
-	/* without the terminal colour codes simavr wraps its messages in */
-	char msg[512], *out = msg;
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	for (const char *in = msg; *in; in++) {
-		if (*in == '\033') {	/* ESC [ ... m */
-			while (in[1] && !((*in | 32) >= 'a' && (*in | 32) <= 'z'))
-				in++;
-			continue;
-		}
-		*out++ = *in;
-	}
-	*out = '\0';
-	fprintf(stderr, "simavr: %s%s", msg, out > msg && out[-1] == '\n' ? "" : "\n");
+	if (level <= LOG_ERROR)
+		avr_log_plain(fmt, ap);
 }
 
 static FILE *open_out(const char *dir, const char *name, const char *mode)

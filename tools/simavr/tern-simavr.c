@@ -23,7 +23,6 @@
  * preceded by a "tern-simavr: error: ..." line when the harness stopped the
  * run itself. The exit codes are listed below.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -129,21 +128,8 @@ static void log_to_stderr(avr_t *avr, const int level, const char *fmt, va_list 
 		invalid_opcode_seen = 1;
 	if (level > LOG_ERROR)
 		return;
-
-	char msg[512], *out = msg;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	for (const char *in = msg; *in; in++) {
-		if (*in == '\033') {	/* ESC [ ... m */
-			while (in[1] && !isalpha((unsigned char)*in))
-				in++;
-			continue;
-		}
-		*out++ = *in;
-	}
-	*out = '\0';
 	fflush(stdout);
-	fprintf(stderr, "simavr: %s%s", msg,
-		out > msg && out[-1] == '\n' ? "" : "\n");
+	avr_log_plain(fmt, ap);
 }
 
 static void uart_byte_out(struct avr_irq_t *irq, uint32_t value, void *param)
