@@ -48,11 +48,17 @@ def build(board: str, model: str, root: Path | None = None, target: str | None =
     return out
 
 
-def app_image(board: str, model: str, app: str, root: Path | None = None) -> Path:
-    """Build (board, model) and return the ELF of apps/<app> or tests/target/apps/<app>."""
-    out = build(board, model, root)
-    candidates = [out / "apps" / app / f"{app}.elf", *sorted(out.glob(f"**/{app}.elf"))]
-    for elf in candidates:
+def find_image(out: Path, app: str) -> Path | None:
+    """The ELF of app in a build directory: apps/<app> first, then anywhere (tests/target/apps, bench)."""
+    for elf in [out / "apps" / app / f"{app}.elf", *sorted(out.glob(f"**/{app}.elf"))]:
         if elf.is_file():
             return elf
-    raise UsageError(f"no app named {app} in the {board}/{model} build (apps/ has the examples)")
+    return None
+
+
+def app_image(board: str, model: str, app: str, root: Path | None = None) -> Path:
+    """Build (board, model) and return the ELF of apps/<app> or tests/target/apps/<app>."""
+    elf = find_image(build(board, model, root), app)
+    if elf is None:
+        raise UsageError(f"no app named {app} in the {board}/{model} build (apps/ has the examples)")
+    return elf

@@ -116,9 +116,9 @@ def write_config(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], 
 def _built_image(board: str, model: str, app: str, root: Path) -> Path:
     """The ELF of an earlier build (--no-build), where build.app_image would leave it."""
     out = build.build_dir(board, model, root)
-    for elf in [out / "apps" / app / f"{app}.elf", *sorted(out.glob(f"**/{app}.elf"))]:
-        if elf.is_file():
-            return elf
+    elf = build.find_image(out, app)
+    if elf is not None:
+        return elf
     raise UsageError(f"no built image of app {app} in {out} (run without --no-build)")
 
 

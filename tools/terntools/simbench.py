@@ -13,6 +13,7 @@ this is a benchmark, never a test.
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from terntools import scenario, sim
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root, sim_binary
 
@@ -69,29 +71,28 @@ def build_guest(root: Path) -> Path:
     return elf
 
 
-def config_text(nodes: int, seconds: float, elf: Path, out: Path) -> str:
-    cols = max(1, math.ceil(math.sqrt(nodes)))
-    lines = [f"sim seed=1 duration_us={int(seconds * 1e6)} out={out}",
-             "medium model=udgm tx_range_m=50 int_range_m=100 success_tx=1 success_rx=1 capture_db=3 channel=26"]  # fmt: skip
-    for i in range(nodes):
-        x, y = (i % cols) * SPACING_M, (i // cols) * SPACING_M
-        lines.append(f"node name=n{i} elf={elf} mcu=atmega128 freq_hz={F_CPU} ppm=0 x={x:g} y={y:g} z=0 radio=cc2420")
-    return "\n".join(lines) + "\n"
+def config_text(nodes: int, seconds: float, elf: Path, out: Path, root: Path) -> str:
+    """tern-sim's config for the network: micaz nodes on the grid, through the
+    scenario checks and the config writer `tern sim` uses."""
+    scen = scenario.make_scenario(
+        duration_s=seconds, root=root, medium={"model": "udgm", "tx_range": 50.0, "interference_range": 100.0},
+        nodes=[{"name": f"n{i}", "image": str(elf), "position": [x, y]}
+               for i, (x, y) in enumerate(scenario.grid_positions(nodes, SPACING_M))],
+    )  # fmt: skip
+    return sim.config_text(scen, out, {})
 
 
 def _count_frames(summary: Path) -> int:
-    import json
-
     doc = json.loads(summary.read_text())
     return sum(int(n.get("frames_sent", 0)) for n in doc["nodes"])
 
 
-def run_one(nodes: int, threads: int, elf: Path, work: Path, binary: Path) -> Run:
+def run_one(nodes: int, threads: int, elf: Path, work: Path, binary: Path, root: Path) -> Run:
     seconds = simulated_seconds(nodes)
     out = work / f"n{nodes}-t{threads}"
     out.mkdir(parents=True, exist_ok=True)
     config = out / "tern-sim.conf"
-    config.write_text(config_text(nodes, seconds, elf, out))
+    config.write_text(config_text(nodes, seconds, elf, out, root))
     start = time.monotonic()
     proc = subprocess.Popen([str(binary), "--threads", str(threads), str(config)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
@@ -115,7 +116,7 @@ def run_bench(node_counts: list[int], thread_counts: list[int], *, root: Path | 
     runs: list[Run] = []
     for threads in thread_counts:
         for nodes in node_counts:
-            r = run_one(nodes, threads, elf, work, binary)
+            r = run_one(nodes, threads, elf, work, binary, root)
             if progress:
                 progress.write(f"tern bench sim: {nodes} nodes, {threads} thread(s): "
                                f"{r.node_seconds_per_s:,.0f} node-s/s\n")  # fmt: skip
