@@ -110,7 +110,7 @@ net_status udp_sendto(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop, 
         s = NET_EBUSY;
     else if (!next_hop)
         s = NET_ENOROUTE;
-    const ip6_addr *src = ip6_is_multicast(dst) || (dst->b[0] == 0xfe && dst->b[1] == 0x80) ||
+    const ip6_addr *src = ip6_is_multicast(dst) || ip6_is_link_local(dst) ||
                                   all_zero16(&n->global)
                               ? &n->link_local
                               : &n->global;
@@ -197,7 +197,7 @@ static void answer_echo(ip_node *n, const uint8_t *ip, size_t len, const ll_addr
 /* Route-over: one hop less, the route's neighbour, re-fragmented for it. */
 static void forward(ip_node *n, const uint8_t *ip, size_t len, const ip6_header *h)
 {
-    if (ip6_is_multicast(&h->dst) || (h->dst.b[0] == 0xfe && h->dst.b[1] == 0x80))
+    if (ip6_is_multicast(&h->dst) || ip6_is_link_local(&h->dst))
         return drop(n, NET_ENOTFORUS); /* link-scope: never forwarded */
     if (h->hop_limit <= 1)
         return drop(n, NET_EHOPLIMIT);

@@ -31,18 +31,10 @@ const char *net_status_name(net_status s)
     return (unsigned)s < NET_STATUS_COUNT ? status_names[s] : "NET_E?";
 }
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 ll_addr ll_short(uint16_t addr)
 {
     ll_addr ll = {.len = 2};
-    put16(ll.b, addr);
+    net_put16(ll.b, addr);
     return ll;
 }
 
@@ -69,6 +61,8 @@ ip6_addr ip6_link_local(const ll_addr *ll)
 
 bool ip6_is_multicast(const ip6_addr *a) { return a->b[0] == 0xff; }
 
+bool ip6_is_link_local(const ip6_addr *a) { return a->b[0] == 0xfe && a->b[1] == 0x80; }
+
 bool ip6_equal(const ip6_addr *a, const ip6_addr *b) { return memcmp(a->b, b->b, 16) == 0; }
 
 bool ip6_iid_from_ll(const ip6_addr *a, const ll_addr *ll)
@@ -82,8 +76,8 @@ void ip6_write_header(const ip6_header *h, uint8_t out[IP6_HEADER_LEN])
 {
     out[0] = (uint8_t)(0x60 | h->traffic_class >> 4);
     out[1] = (uint8_t)(h->traffic_class << 4 | ((h->flow_label >> 16) & 0x0f));
-    put16(out + 2, (uint16_t)h->flow_label);
-    put16(out + 4, h->payload_len);
+    net_put16(out + 2, (uint16_t)h->flow_label);
+    net_put16(out + 4, h->payload_len);
     out[6] = h->next_header;
     out[7] = h->hop_limit;
     memcpy(out + 8, h->src.b, 16);
@@ -97,8 +91,8 @@ net_status ip6_read_header(const uint8_t *in, size_t len, ip6_header *h)
     if ((in[0] >> 4) != 6)
         return NET_EBADVERSION;
     h->traffic_class = (uint8_t)(in[0] << 4 | in[1] >> 4);
-    h->flow_label = (uint32_t)(in[1] & 0x0f) << 16 | get16(in + 2);
-    h->payload_len = get16(in + 4);
+    h->flow_label = (uint32_t)(in[1] & 0x0f) << 16 | net_get16(in + 2);
+    h->payload_len = net_get16(in + 4);
     h->next_header = in[6];
     h->hop_limit = in[7];
     memcpy(h->src.b, in + 8, 16);
@@ -112,7 +106,7 @@ net_status ip6_read_header(const uint8_t *in, size_t len, ip6_header *h)
 static uint32_t sum_bytes(uint32_t sum, const uint8_t *p, size_t len)
 {
     for (size_t i = 0; i + 1 < len; i += 2)
-        sum += get16(p + i);
+        sum += net_get16(p + i);
     if (len & 1)
         sum += (uint32_t)p[len - 1] << 8;
     return sum;
@@ -141,13 +135,13 @@ size_t udp_build(const ip6_addr *src, const ip6_addr *dst, uint16_t src_port, ui
                     .hop_limit = hop_limit, .src = *src, .dst = *dst};
     ip6_write_header(&h, out);
     uint8_t *udp = out + IP6_HEADER_LEN;
-    put16(udp, src_port);
-    put16(udp + 2, dst_port);
-    put16(udp + 4, (uint16_t)udp_len);
-    put16(udp + 6, 0);
+    net_put16(udp, src_port);
+    net_put16(udp + 2, dst_port);
+    net_put16(udp + 4, (uint16_t)udp_len);
+    net_put16(udp + 6, 0);
     memmove(udp + UDP_HEADER_LEN, payload, payload_len);
     uint16_t sum = ip6_upper_checksum(src, dst, IP6_NEXT_UDP, udp, udp_len);
-    put16(udp + 6, sum ? sum : 0xffff); /* 0 means "none", which IPv6 forbids */
+    net_put16(udp + 6, sum ? sum : 0xffff); /* 0 means "none", which IPv6 forbids */
     return IP6_HEADER_LEN + udp_len;
 }
 
@@ -162,12 +156,12 @@ net_status udp_parse(const uint8_t *in, size_t len, udp_datagram *d)
     size_t udp_len = len - IP6_HEADER_LEN;
     if (udp_len < UDP_HEADER_LEN)
         return NET_ETRUNCATED;
-    if (get16(udp + 4) != udp_len)
+    if (net_get16(udp + 4) != udp_len)
         return NET_EBADLENGTH;
-    if (get16(udp + 6) == 0 || ip6_upper_checksum(&d->ip.src, &d->ip.dst, IP6_NEXT_UDP, udp, udp_len) != 0)
+    if (net_get16(udp + 6) == 0 || ip6_upper_checksum(&d->ip.src, &d->ip.dst, IP6_NEXT_UDP, udp, udp_len) != 0)
         return NET_EBADCHECKSUM;
-    d->src_port = get16(udp);
-    d->dst_port = get16(udp + 2);
+    d->src_port = net_get16(udp);
+    d->dst_port = net_get16(udp + 2);
     d->payload = udp + UDP_HEADER_LEN;
     d->payload_len = udp_len - UDP_HEADER_LEN;
     return NET_OK;
@@ -185,11 +179,11 @@ static size_t icmp6_echo(uint8_t type, const ip6_addr *src, const ip6_addr *dst,
     uint8_t *icmp = out + IP6_HEADER_LEN;
     icmp[0] = type;
     icmp[1] = 0;
-    put16(icmp + 2, 0);
-    put16(icmp + 4, id);
-    put16(icmp + 6, seq);
+    net_put16(icmp + 2, 0);
+    net_put16(icmp + 4, id);
+    net_put16(icmp + 6, seq);
     memmove(icmp + 8, data, data_len);
-    put16(icmp + 2, ip6_upper_checksum(src, dst, IP6_NEXT_ICMP6, icmp, icmp_len));
+    net_put16(icmp + 2, ip6_upper_checksum(src, dst, IP6_NEXT_ICMP6, icmp, icmp_len));
     return IP6_HEADER_LEN + icmp_len;
 }
 
@@ -218,7 +212,7 @@ size_t icmp6_echo_reply(const uint8_t *in, size_t len, const ip6_addr *self, uin
     if (s == NET_OK) {
         /* to a multicast request, answer from our own address */
         const ip6_addr *from = ip6_is_multicast(&h.dst) ? self : &h.dst;
-        n = icmp6_echo(ICMP6_ECHO_REPLY, from, &h.src, get16(icmp + 4), get16(icmp + 6), icmp + 8,
+        n = icmp6_echo(ICMP6_ECHO_REPLY, from, &h.src, net_get16(icmp + 4), net_get16(icmp + 6), icmp + 8,
                        icmp_len - 8, out, cap);
         if (n == 0)
             s = NET_ETOOBIG;

@@ -66,12 +66,22 @@ typedef struct {
     ip6_addr src, dst;
 } ip6_header;
 
+/* 16 bits in network byte order (IPv6, UDP, 6LoWPAN headers). */
+static inline uint16_t net_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+
+static inline void net_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
 ll_addr ll_short(uint16_t addr);
 /* fe80::/64 with the interface identifier RFC 6282 derives from a
  * link-layer address: 0000:00ff:fe00:XXXX for a short one, the EUI-64 with
  * its universal/local bit inverted for an extended one. */
 ip6_addr ip6_link_local(const ll_addr *ll);
 bool ip6_is_multicast(const ip6_addr *a);
+bool ip6_is_link_local(const ip6_addr *a); /* fe80::, never forwarded */
 bool ip6_equal(const ip6_addr *a, const ip6_addr *b);
 /* The interface identifier of a is the one ll implies. */
 bool ip6_iid_from_ll(const ip6_addr *a, const ll_addr *ll);

@@ -13,14 +13,6 @@
 #define NHC_UDP_MASK 0xf8
 #define DATAGRAM_SIZE_MAX 2047 /* 11 bits of the fragment headers */
 
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
 static bool all_zero(const uint8_t *p, size_t n)
 {
     while (n--)
@@ -87,7 +79,7 @@ size_t lowpan_compress_header(const uint8_t *ip, size_t len, const ll_addr *src,
         return 0;
     const uint8_t *udp = ip + IP6_HEADER_LEN;
     bool nhc_udp = h.next_header == IP6_NEXT_UDP && h.payload_len >= UDP_HEADER_LEN &&
-                   get16(udp + 4) == h.payload_len;
+                   net_get16(udp + 4) == h.payload_len;
 
     size_t n = 2;
     uint8_t ecn = h.traffic_class & 3, dscp = h.traffic_class >> 2, tf;
@@ -99,13 +91,13 @@ size_t lowpan_compress_header(const uint8_t *ip, size_t len, const ll_addr *src,
     } else if (dscp == 0) {
         tf = 1;
         out[n++] = (uint8_t)(ecn << 6 | ((h.flow_label >> 16) & 0x0f));
-        put16(out + n, (uint16_t)h.flow_label);
+        net_put16(out + n, (uint16_t)h.flow_label);
         n += 2;
     } else {
         tf = 0;
         out[n++] = (uint8_t)(ecn << 6 | dscp);
         out[n++] = (uint8_t)((h.flow_label >> 16) & 0x0f);
-        put16(out + n, (uint16_t)h.flow_label);
+        net_put16(out + n, (uint16_t)h.flow_label);
         n += 2;
     }
     if (!nhc_udp)
@@ -125,19 +117,19 @@ size_t lowpan_compress_header(const uint8_t *ip, size_t len, const ll_addr *src,
     *consumed = IP6_HEADER_LEN;
 
     if (nhc_udp) {
-        uint16_t sp = get16(udp), dp = get16(udp + 2);
+        uint16_t sp = net_get16(udp), dp = net_get16(udp + 2);
         if ((sp & 0xfff0) == 0xf0b0 && (dp & 0xfff0) == 0xf0b0) {
             out[n++] = NHC_UDP | 3;
             out[n++] = (uint8_t)((sp & 0x0f) << 4 | (dp & 0x0f));
         } else if ((dp & 0xff00) == 0xf000) {
             out[n++] = NHC_UDP | 1;
-            put16(out + n, sp);
+            net_put16(out + n, sp);
             out[n + 2] = (uint8_t)dp;
             n += 3;
         } else if ((sp & 0xff00) == 0xf000) {
             out[n++] = NHC_UDP | 2;
             out[n++] = (uint8_t)sp;
-            put16(out + n, dp);
+            net_put16(out + n, dp);
             n += 2;
         } else {
             out[n++] = NHC_UDP;
@@ -334,8 +326,8 @@ net_status lowpan_decompress(const uint8_t *in, size_t len, const ll_addr *src, 
         }
         }
         h.next_header = IP6_NEXT_UDP;
-        put16(udp, sp);
-        put16(udp + 2, dp);
+        net_put16(udp, sp);
+        net_put16(udp + 2, dp);
         read_into(&r, udp + 6, 2);
     }
     if (r.short_read)
@@ -350,7 +342,7 @@ net_status lowpan_decompress(const uint8_t *in, size_t len, const ll_addr *src, 
     h.payload_len = (uint16_t)(total - IP6_HEADER_LEN);
     ip6_write_header(&h, out);
     if (nh) {
-        put16(udp + 4, h.payload_len);
+        net_put16(udp + 4, h.payload_len);
         memcpy(out + IP6_HEADER_LEN, udp, UDP_HEADER_LEN);
     }
     *written = headers;
@@ -389,7 +381,7 @@ static void frag_header(uint8_t *out, uint8_t dispatch, size_t size, uint16_t ta
 {
     out[0] = (uint8_t)(dispatch | (size >> 8 & 7));
     out[1] = (uint8_t)size;
-    put16(out + 2, tag);
+    net_put16(out + 2, tag);
 }
 
 size_t lowpan_fragment_next(lowpan_fragmenter *f, uint8_t *out, size_t cap, net_status *why)
@@ -548,7 +540,7 @@ net_status lowpan_reasm_input(lowpan_reasm *r, const uint8_t *in, size_t len, co
     size_t hdr = kind == FRAG1_DISPATCH ? LOWPAN_FRAG1_HEADER : LOWPAN_FRAGN_HEADER;
     if (len <= hdr)
         return refuse(r, NET_ETRUNCATED);
-    uint16_t size = (uint16_t)((in[0] & 7) << 8 | in[1]), tag = get16(in + 2);
+    uint16_t size = (uint16_t)((in[0] & 7) << 8 | in[1]), tag = net_get16(in + 2);
     if (size > LOWPAN_REASM_SIZE)
         return refuse(r, NET_ETOOBIG);
     if (size < IP6_HEADER_LEN)
