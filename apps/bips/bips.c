@@ -50,7 +50,6 @@
 #endif
 
 #define PAN_ID 0x22
-#define DEFAULT_CHANNEL 26
 #define PAYLOAD_LEN 8
 
 enum { TASK_SENSOR = 0, TASK_ALARM = 1 };
@@ -164,8 +163,6 @@ static void radio_start(void)
 {
     node_id = tern_sim_node_id();
     uint8_t channel = tern_sim_channel();
-    if (channel < 11 || channel > 26)
-        channel = DEFAULT_CHANNEL;
     tern_printf("bips node=%u role=%s model=%s\n", node_id, node_id == 0 ? "master" : "slave",
                 tern_model_name);
     const cc2420_config rc = {

@@ -18,7 +18,6 @@
 #define END_MS 29500
 #define ACQUIRE_MS 20000
 #define PAN_ID 0x22
-#define DEFAULT_CHANNEL 26
 
 static const bcs_region slot0[] = {
     {.id = 0, .protocol = BCS_MAC_CB, .start_us = 20000, .len_us = 5000},
@@ -49,10 +48,9 @@ static void fail(const char *what, const char *code, const char *text)
 static void start(void)
 {
     uint16_t id = tern_sim_node_id();
-    uint8_t channel = tern_sim_channel();
     tern_printf("bips_bbs node=%u model=%s\n", id, tern_model_name);
     const cc2420_config rc = {
-        .channel = channel >= 11 && channel <= 26 ? channel : DEFAULT_CHANNEL,
+        .channel = tern_sim_channel(),
         .pan_id = PAN_ID, .short_addr = id, .rx_task = TERN_NO_TASK, .tx_task = TERN_NO_TASK,
         .rx_isr = bcs_radio_rx, .tx_isr = bcs_radio_tx_done,
     };

@@ -29,7 +29,6 @@
 #define END_MS 6300        /* the queues have drained by then */
 
 #define PAN_ID 0x22
-#define DEFAULT_CHANNEL 26
 #define RB_PAYLOAD 8
 #define CB_PAYLOAD 10
 
@@ -97,10 +96,9 @@ static void fail(const char *what, const char *code, const char *text)
 static void radio_start(void)
 {
     node_id = tern_sim_node_id();
-    uint8_t channel = tern_sim_channel();
     tern_printf("bips_rb node=%u model=%s\n", node_id, tern_model_name);
     const cc2420_config rc = {
-        .channel = channel >= 11 && channel <= 26 ? channel : DEFAULT_CHANNEL,
+        .channel = tern_sim_channel(),
         .pan_id = PAN_ID, .short_addr = node_id, .rx_task = TERN_NO_TASK, .tx_task = TERN_NO_TASK,
         .rx_isr = bcs_radio_rx, .tx_isr = bcs_radio_tx_done,
     };

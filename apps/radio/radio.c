@@ -59,7 +59,6 @@
 
 #define PAN_ID 0x22
 #define BROADCAST 0xFFFF
-#define DEFAULT_CHANNEL 26 /* when the simulator names none (tern-simavr) */
 
 /* Frame control: data frame, PAN id compression, short destination and
  * source addresses, frame version 0. */
@@ -274,8 +273,6 @@ static void start(void)
     node.id = tern_sim_node_id();
     node.role = node.id == 0 ? ROLE_PINGER : node.id == 1 ? ROLE_PONGER : ROLE_BEACON;
     uint8_t channel = tern_sim_channel();
-    if (channel < 11 || channel > 26)
-        channel = DEFAULT_CHANNEL;
     const cc2420_config cfg = {
         .channel = channel,
         .pan_id = PAN_ID,

@@ -43,7 +43,6 @@
 #define ECHO_PORT 7
 #define CLIENT_PORT 0xf0b1
 #define PAN_ID 0x22
-#define DEFAULT_CHANNEL 26
 
 enum { TASK_NET = 0 };
 #define PORT_RX TERN_PORT_APP(0)  /* frames from the radio */
@@ -165,9 +164,8 @@ static void frame_in(const cc2420_rx_frame *f)
 static void start(void)
 {
     node.id = tern_sim_node_id();
-    uint8_t channel = tern_sim_channel();
     const cc2420_config cfg = {
-        .channel = channel >= 11 && channel <= 26 ? channel : DEFAULT_CHANNEL,
+        .channel = tern_sim_channel(),
         .pan_id = PAN_ID,
         .short_addr = node.id,
         .rx_task = TASK_NET,

@@ -104,9 +104,11 @@ static inline uint16_t tern_sim_node_count(void)
 			  *(volatile uint8_t *)TERN_SIM_NODE_COUNT_HI_ADDR << 8);
 }
 
+/* 11..26; 26 where no simulator answers (the register reads as RAM there) */
 static inline uint8_t tern_sim_channel(void)
 {
-	return *(volatile uint8_t *)TERN_SIM_CHANNEL_ADDR;
+	uint8_t c = *(volatile uint8_t *)TERN_SIM_CHANNEL_ADDR;
+	return c >= 11 && c <= 26 ? c : 26;
 }
 #endif
 
