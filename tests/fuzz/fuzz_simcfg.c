@@ -124,7 +124,7 @@ static void check_accepted(const struct config *c, unsigned lines)
     for (size_t i = 0; i < c->n_nodes; i++) {
         CHECK(memchr(c->nodes[i]->name, '\0', sizeof c->nodes[i]->name) != NULL,
               "node name not terminated");
-        CHECK(c->node_bus[i] < (int)c->n_buses, "node %zu on bus %d of %zu", i, c->node_bus[i],
+        CHECK(c->node_bus[i].bus < (int)c->n_buses, "node %zu on bus %d of %zu", i, c->node_bus[i].bus,
               c->n_buses);
         for (size_t j = 0; j < i; j++)
             CHECK(strcmp(c->nodes[i]->name, c->nodes[j]->name) != 0, "node '%s' twice",

@@ -80,10 +80,12 @@ struct config {
 	size_t n_stimuli;
 	struct bus *buses[BUSES_MAX];
 	size_t n_buses;
-	/* per node: its bus (index into buses, -1 none) and interrupt pin */
-	int *node_bus;
-	char *node_bus_port;
-	uint8_t *node_bus_bit;
+	/* per node: its bus and the pin the bus interrupts on */
+	struct node_bus {
+		int bus;	/* index into buses, -1: none */
+		char irq_port;
+		uint8_t irq_bit;
+	} *node_bus;
 };
 
 /* --- config --------------------------------------------------------------- */
@@ -284,13 +286,9 @@ static void parse_line(struct config *c, char *line)
 			irq_bit = (uint8_t)(pin[1] - '0');
 		}
 		c->node_bus = realloc(c->node_bus, (c->n_nodes + 1) * sizeof *c->node_bus);
-		c->node_bus_port = realloc(c->node_bus_port, c->n_nodes + 1);
-		c->node_bus_bit = realloc(c->node_bus_bit, c->n_nodes + 1);
-		if (!c->node_bus || !c->node_bus_port || !c->node_bus_bit)
+		if (!c->node_bus)
 			config_error("out of memory");
-		c->node_bus[c->n_nodes] = bus;
-		c->node_bus_port[c->n_nodes] = irq_port;
-		c->node_bus_bit[c->n_nodes] = irq_bit;
+		c->node_bus[c->n_nodes] = (struct node_bus){ bus, irq_port, irq_bit };
 		c->nodes = realloc(c->nodes, (c->n_nodes + 1) * sizeof *c->nodes);
 		if (!c->nodes)
 			config_error("out of memory");
@@ -660,10 +658,10 @@ int main(int argc, char **argv)
 				n->mcu);
 			return EXIT_LOAD;
 		}
-		if (cfg.node_bus[i] >= 0 &&
-		    bus_attach(cfg.buses[cfg.node_bus[i]], n, cfg.node_bus_port[i], cfg.node_bus_bit[i]) != 0) {
+		const struct node_bus *nb = &cfg.node_bus[i];
+		if (nb->bus >= 0 && bus_attach(cfg.buses[nb->bus], n, nb->irq_port, nb->irq_bit) != 0) {
 			fprintf(stderr, "tern-sim: node %s: cannot attach to bus %s (pin P%c%u missing?)\n", n->name,
-				bus_config(cfg.buses[cfg.node_bus[i]])->name, cfg.node_bus_port[i], cfg.node_bus_bit[i]);
+				bus_config(cfg.buses[nb->bus])->name, nb->irq_port, nb->irq_bit);
 			return EXIT_LOAD;
 		}
 	}
