@@ -4,7 +4,7 @@
  * and printed. Built with NO_READ, it never reads: the RX FIFO overflows.
  * Runs until the scenario ends. */
 #include "../../harness/guests/console.h"
-#include "radio.h"
+#include "guest_cc2420.h"
 
 int main(void)
 {

@@ -3,7 +3,7 @@
  * refused strobe); CARRIER_US > 0 sends an unmodulated carrier of that length
  * (a black burst) instead of each frame. Runs until the scenario ends. */
 #include "../../harness/guests/console.h"
-#include "radio.h"
+#include "guest_cc2420.h"
 
 #ifndef LEN
 #define LEN 20

@@ -1,10 +1,11 @@
-/* Bare-metal CC2420 access for the tern-sim test guests: just enough to put
- * frames and carriers on air and read frames back, written from the
- * datasheet, so that the simulator's tests do not depend on tern's driver.
+/* Bare-metal CC2420 access for tern-sim's own guests (tests/sim/guests,
+ * bench/sim): just enough to put frames and carriers on air and read frames
+ * back, written from the datasheet, so that the simulator's tests and
+ * benchmark do not depend on tern's driver (drivers/cc2420).
  * MicaZ wiring: CSn PB0, SCK PB1, MOSI PB2, MISO PB3, FIFO PB7, SFD PD4,
  * CCA PD6, FIFOP PE6, VREG_EN PA5, RESETn PA6. */
-#ifndef GUEST_RADIO_H
-#define GUEST_RADIO_H
+#ifndef TERN_GUEST_CC2420_H
+#define TERN_GUEST_CC2420_H
 
 #include <avr/io.h>
 #include <stdint.h>
@@ -12,7 +13,7 @@
 #include "tern_simavr_abi.h"
 
 enum { SXOSCON = 0x01, SRXON = 0x03, STXON = 0x04, STXONCCA = 0x05, SRFOFF = 0x06,
-       SFLUSHRX = 0x08, SFLUSHTX = 0x09 };
+       SXOSCOFF = 0x07, SFLUSHRX = 0x08, SFLUSHTX = 0x09 };
 enum { MDMCTRL0 = 0x11, MDMCTRL1 = 0x12, RSSI = 0x13, FSCTRL = 0x18, IOCFG0 = 0x1C,
        MANFIDL = 0x1E, FSMSTATE = 0x2C, DACTST = 0x2E, TXFIFO = 0x3E, RXFIFO = 0x3F };
 #define STATUS_XOSC_STABLE 0x40
@@ -54,10 +55,20 @@ static inline uint16_t reg_read(uint8_t a)
 	return v;
 }
 
-/* Regulator, reset, oscillator, channel; address recognition off; FIFOP
- * for whole frames only; RX on.
+/* SXOSCON, then wait (bounded) until the crystal is stable: 0, or 1. */
+static inline uint8_t radio_oscillator_on(void)
+{
+	strobe(SXOSCON);
+	uint16_t tries = 0;
+	while (!(strobe(0) & STATUS_XOSC_STABLE))
+		if (++tries > 2000)
+			return 1;
+	return 0;
+}
+
+/* SPI, regulator, reset, oscillator started and stable.
  * Returns 0, or 1 when the oscillator never became stable. */
-static inline uint8_t radio_on(uint8_t channel)
+static inline uint8_t radio_power_up(void)
 {
 	DDRB |= _BV(0) | _BV(1) | _BV(2);
 	cs_high();
@@ -68,11 +79,16 @@ static inline uint8_t radio_on(uint8_t channel)
 	_delay_us(700);
 	PORTA &= (uint8_t)~_BV(6);
 	PORTA |= _BV(6);
-	strobe(SXOSCON);
-	uint16_t tries = 0;
-	while (!(strobe(0) & STATUS_XOSC_STABLE))
-		if (++tries > 2000)
-			return 1;
+	return radio_oscillator_on();
+}
+
+/* Regulator, reset, oscillator, channel; address recognition off; FIFOP
+ * for whole frames only; RX on.
+ * Returns 0, or 1 when the oscillator never became stable. */
+static inline uint8_t radio_on(uint8_t channel)
+{
+	if (radio_power_up())
+		return 1;
 	reg_write(MDMCTRL0, 0x0AE2 & ~(1u << 11));
 	reg_write(FSCTRL, 0x4000 | (357 + 5 * (channel - 11)));
 	reg_write(IOCFG0, 127);	/* FIFOP_THR: FIFOP only for whole frames */
