@@ -10,6 +10,20 @@
 #include <stddef.h>
 
 #include <sim_avr.h>
+#include <sim_irq.h>
+
+/* Why avr_harness_core gave no core: the image (tern-simavr exits 101) or
+ * the MCU, unknown or without USART0 (100). */
+enum avr_core_error { AVR_CORE_OK, AVR_CORE_EIMAGE, AVR_CORE_EMCU };
+
+/* A core running `image` the way both simulators want it: every flash
+ * segment loaded, the clock at freq_hz whatever the image's .mmcu says,
+ * libsimavr's part quirks mended, errors only in its log, no gdb server on a
+ * crash, SLEEP a jump in simulated time (no usleep), and USART0's bytes
+ * handed to uart_out(param) without simavr's line echo or its usleep() on
+ * every UCSR0A poll. NULL with *why and a message in err otherwise. */
+avr_t *avr_harness_core(const char *image, const char *mcu, uint32_t freq_hz, avr_irq_notify_t uart_out,
+			void *param, enum avr_core_error *why, char *err, size_t errlen);
 
 /* libsimavr 1.6 loads only the sections named .text and .data (.data right
  * after .text). Load every program segment that lies in flash at its load

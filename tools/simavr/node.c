@@ -10,13 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 
 #include <avr_extint.h>
 #include <avr_ioport.h>
-#include <avr_uart.h>
-#include <sim_elf.h>
 #include <sim_interrupts.h>
 #include <sim_io.h>
 
@@ -276,12 +273,6 @@ static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	}
 }
 
-static void sleep_no_wait(avr_t *avr, avr_cycle_count_t how_long)
-{
-	(void)avr;
-	(void)how_long;
-}
-
 static avr_cycle_count_t barrier(avr_t *avr, avr_cycle_count_t when, void *param)
 {
 	(void)avr;
@@ -292,47 +283,17 @@ static avr_cycle_count_t barrier(avr_t *avr, avr_cycle_count_t when, void *param
 
 int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 {
-	elf_firmware_t fw;
-	memset(&fw, 0, sizeof fw);
-	if (access(n->elf, R_OK) != 0 || elf_read_firmware(n->elf, &fw) != 0) {
-		snprintf(err, errlen, "node %s: cannot load ELF image '%s'", n->name, n->elf);
-		return -1;
-	}
-	n->avr = avr_make_mcu_by_name(n->mcu);
+	enum avr_core_error why;
+	char msg[1200];
+	n->console = console;
+	n->avr = avr_harness_core(n->elf, n->mcu, n->freq_hz, uart_out, n, &why, msg, sizeof msg);
 	if (!n->avr) {
-		snprintf(err, errlen, "node %s: unknown MCU '%s'", n->name, n->mcu);
+		snprintf(err, errlen, "node %s: %s", n->name, msg);
 		return -1;
 	}
-	avr_init(n->avr);
-	avr_fix_part_quirks(n->avr);
 	n->m128 = strcmp(n->mcu, "atmega128") == 0;
-	n->avr->log = LOG_ERROR;
-	n->avr->gdb_port = 0;
-	n->avr->sleep = sleep_no_wait;
-	if (fw.flashsize == 0 || (uint64_t)fw.flashbase + fw.flashsize > (uint64_t)n->avr->flashend + 1) {
-		snprintf(err, errlen, "node %s: '%s' holds no code or does not fit the %s flash",
-			 n->name, n->elf, n->mcu);
-		return -1;
-	}
-	fw.frequency = n->freq_hz;
-	avr_load_firmware(n->avr, &fw);
-	n->avr->frequency = n->freq_hz;
-	char why[1200];
-	if (avr_load_flash_segments(n->avr, n->elf, why, sizeof why) != 0) {
-		snprintf(err, errlen, "node %s: %s", n->name, why);
-		return -1;
-	}
 	n->ps_den = (unsigned __int128)n->freq_hz * (unsigned __int128)(1000000000 + n->ppb);
 
-	/* Console: no line echo, no usleep() on UCSR0A polls (see tern-simavr.c). */
-	uint32_t uart_flags = 0;
-	avr_irq_t *out = avr_io_getirq(n->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
-	if (!out || avr_ioctl(n->avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags) != 0) {
-		snprintf(err, errlen, "node %s: MCU '%s' has no USART0", n->name, n->mcu);
-		return -1;
-	}
-	n->console = console;
-	avr_irq_register_notify(out, uart_out, n);
 	/* libsimavr polls a low-level external interrupt pin on every cycle
 	 * while it is low, enabled or not (a device pin idling low, like FIFOP,
 	 * made the simulation 4x slower); its non-strict mode triggers on the

@@ -32,15 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 
 #include <sim_avr.h>
-#include <sim_elf.h>
 #include <sim_interrupts.h>
 #include <sim_io.h>
 #include <sim_irq.h>
-#include <avr_uart.h>
 
 #include "avr_load.h"
 #include "tern_simavr_abi.h"
@@ -157,15 +154,6 @@ static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	return addr == TERN_SIM_CHANNEL_ADDR ? 26 : addr == TERN_SIM_NODE_COUNT_LO_ADDR ? 1 : 0;
 }
 
-/* The stock sleep callback usleep()s for the slept cycles. The core has
- * already advanced avr->cycle to the next cycle timer, so doing nothing here
- * turns a sleep into a jump in simulated time. */
-static void sleep_no_wait(avr_t *avr, avr_cycle_count_t how_long)
-{
-	(void)avr;
-	(void)how_long;
-}
-
 /* Accepts plain integers and the "4e9" notation. */
 static int parse_number(const char *s, double max, double *out)
 {
@@ -224,44 +212,11 @@ int main(int argc, char **argv)
 
 	avr_global_logger_set(log_to_stderr);
 
-	elf_firmware_t fw;
-	memset(&fw, 0, sizeof(fw));
-	if (elf_read_firmware(image, &fw) != 0)
-		finish(NULL, EXIT_LOAD, "cannot load ELF image '%s'", image);
-
-	avr_t *avr = avr_make_mcu_by_name(mcu);
-	if (!avr)
-		finish(NULL, EXIT_USAGE, "unknown MCU '%s'", mcu);
-	avr_init(avr);
-	avr_fix_part_quirks(avr);
-	avr->log = LOG_ERROR;
-	/* A crash would otherwise open a gdb server and wait for a debugger. */
-	avr->gdb_port = 0;
-	avr->sleep = sleep_no_wait;
-
-	if (fw.flashsize == 0)
-		finish(NULL, EXIT_LOAD, "'%s' holds no code", image);
-	/* avr_loadcode() abort()s on an image that does not fit. */
-	if ((uint64_t)fw.flashbase + fw.flashsize > (uint64_t)avr->flashend + 1)
-		finish(NULL, EXIT_LOAD, "'%s' (%" PRIu32 " bytes) does not fit the %s flash",
-		       image, fw.flashsize, mcu);
-	/* The image's .mmcu section may name another clock; ours wins. */
-	fw.frequency = (uint32_t)freq;
-	avr_load_firmware(avr, &fw);
-	avr->frequency = (uint32_t)freq;
+	enum avr_core_error why;
 	char err[1200];
-	if (avr_load_flash_segments(avr, image, err, sizeof err) != 0)
-		finish(avr, EXIT_LOAD, "%s", err);
-
-	/* Clear AVR_UART_FLAG_STDIO (simavr's own line echo, which would print
-	 * every line a second time) and AVR_UART_FLAG_POLL_SLEEP (a usleep(1) on
-	 * every UCSR0A read while neither RXC0 nor TXC0 is set, e.g. on each poll
-	 * for TXC0: 2,200 bytes sent that way took 7 s instead of 10 ms). */
-	uint32_t uart_flags = 0;
-	avr_irq_t *uart_out = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
-	if (!uart_out || avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags) != 0)
-		finish(avr, EXIT_USAGE, "MCU '%s' has no USART0", mcu);
-	avr_irq_register_notify(uart_out, uart_byte_out, NULL);
+	avr_t *avr = avr_harness_core(image, mcu, (uint32_t)freq, uart_byte_out, NULL, &why, err, sizeof err);
+	if (!avr)
+		finish(NULL, why == AVR_CORE_EMCU ? EXIT_USAGE : EXIT_LOAD, "%s", err);
 
 	avr_register_io_write(avr, TERN_SIMAVR_EXIT_ADDR, exit_port_write, NULL);
 	/* tern-sim's node registers: the only node, 0 of 1, on channel 26 */
