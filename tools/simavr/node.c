@@ -206,8 +206,11 @@ void node_drive_pin(struct sim_node *n, char port, int bit, int value, sim_ps wh
 }
 
 struct probe_state {
-	struct pin_probe probe;
-	int last;
+	struct sim_node *node;
+	char port;
+	uint8_t bit;
+	char label[32];
+	int last;	/* the level last logged, -1 before the first */
 };
 
 static void probe_edge(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -218,10 +221,10 @@ static void probe_edge(struct avr_irq_t *irq, uint32_t value, void *param)
 	if (v == p->last)
 		return;
 	p->last = v;
-	struct sim_node *n = p->probe.node;
+	struct sim_node *n = p->node;
 	log_event(&n->log, n->edge_at ? n->edge_at : node_now(n), n->index,
 		  "\"event\":\"pin\",\"port\":\"%c\",\"bit\":%u,\"label\":\"%s\",\"value\":%d",
-		  p->probe.port, p->probe.bit, p->probe.label, v);
+		  p->port, p->bit, p->label, v);
 }
 
 int node_probe_pin(struct sim_node *n, char port, uint8_t bit, const char *label)
@@ -230,10 +233,10 @@ int node_probe_pin(struct sim_node *n, char port, uint8_t bit, const char *label
 	if (!irq)
 		return -1;
 	struct probe_state *p = sim_calloc(1, sizeof *p);
-	p->probe.node = n;
-	p->probe.port = port;
-	p->probe.bit = bit;
-	snprintf(p->probe.label, sizeof p->probe.label, "%s", label);
+	p->node = n;
+	p->port = port;
+	p->bit = bit;
+	snprintf(p->label, sizeof p->label, "%s", label);
 	p->last = -1;
 	avr_irq_register_notify(irq, probe_edge, p);
 	return 0;
@@ -309,7 +312,8 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 	return 0;
 }
 
-void node_crash(struct sim_node *n, uint32_t pc, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4)))
+node_crash(struct sim_node *n, uint32_t pc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

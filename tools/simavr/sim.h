@@ -133,13 +133,6 @@ void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ..
 /* --- one node (one AVR core and its devices) ------------------------------ */
 enum node_status { NODE_RUNNING, NODE_EXITED, NODE_CRASHED };
 
-struct pin_probe {
-	struct sim_node *node;
-	char port;
-	uint8_t bit;
-	char label[32];
-};
-
 struct sim_node {
 	uint32_t index;
 	char name[64];
@@ -220,8 +213,6 @@ int node_load(struct sim_node *node, FILE *console, char *err, size_t errlen);
 void node_run_until(struct sim_node *node, sim_ps end);
 /* When the node next needs to run: now if awake, its next timer if asleep. */
 sim_ps node_next_ps(const struct sim_node *node);
-void node_crash(struct sim_node *node, uint32_t pc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Logic analyser: log every edge of this pin as a "pin" event. */
 int node_probe_pin(struct sim_node *node, char port, uint8_t bit, const char *label);
 
