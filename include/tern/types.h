@@ -27,6 +27,7 @@ typedef enum {
     TERN_ENOMEM,     /* heap exhausted */
     TERN_ESTATE,     /* call not allowed in the current state */
     TERN_EOWNER,     /* memory block not owned by the caller */
+    TERN_EPINNED,    /* the task may not move to another processor (not movable) */
     TERN_STATUS_COUNT
 } tern_status;
 
