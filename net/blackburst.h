@@ -14,8 +14,11 @@
  *   STXON -> carrier on the air      12 symbols (192 us) + BB_ON_US for
  *                                    cc2420_burst_on's register writes;
  *   SRFOFF -> carrier off            1 symbol (16 us);
- *   after the burst, listening again 12 symbols, RSSI/CCA valid 8 symbols
- *                                    later: BB_RX_AGAIN_US = 320 us;
+ *   after the burst, listening again 12 symbols after SRXON (which
+ *                                    cc2420_burst_off strobes BB_OFF_US
+ *                                    after the carrier's end), RSSI/CCA
+ *                                    valid 8 symbols later:
+ *                                    BB_RX_AGAIN_US = 320 us;
  *   CCA follows RSSI averaged over 8 symbols: a real receiver needs up
  *                                    to BB_CCA_US = 128 us of energy
  *                                    before its CCA pin turns busy, and
@@ -39,7 +42,11 @@
  * carrier's start against the clock poll's target). */
 #define BB_ON_US 33u
 #define BB_CCA_US 128u      /* CCA's RSSI average: 8 symbols */
-#define BB_RX_AGAIN_US 320u /* burst off -> CCA valid again: 12 + 8 symbols */
+#define BB_RX_AGAIN_US 320u /* SRXON -> CCA valid again: 12 + 8 symbols */
+/* cc2420_burst_off's SRXON comes after its SRFOFF and two register writes:
+ * the carrier's end to SRXON, measured under tern-sim (CCA pin PD6 on the
+ * logic analyser: clear again 342 us after the carrier's end). */
+#define BB_OFF_US 24u
 
 /* Tick figures of the constants above; bb_init() sets them (from any
  * protocol's init: the clock rate does not change). */
