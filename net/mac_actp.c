@@ -10,6 +10,8 @@
 #include "blackburst.h"
 #include "mux.h"
 #include "tern/console.h"
+#include "tern/mem.h"
+#include "tern/task.h"
 #include "tern/port.h"
 #include "tern/time.h"
 
@@ -37,7 +39,7 @@ static uint8_t rounds_of[BCS_REGION_IDS]; /* rounds an ACTP region of that id ho
 /* Tick figures computed once in actp_init: bcs_us_to_ticks divides 64-bit
  * numbers, thousands of cycles a round must not spend. */
 static uint32_t slot_t, bit_t, burst_t, off_t, cca_t, lead_t, round_t, first_t, action_t;
-static uint16_t id_mask;
+static uint16_t id_mask, data_mask;
 static uint8_t prio_max;
 
 /* The running region. */
@@ -90,7 +92,7 @@ static void derive(const actp_config *c, uint32_t off)
     uint32_t again = off + burst + POLL_US + BB_OFF_US + BB_RX_AGAIN_US;
     uint32_t slot = (max3(relay, spill, again) + BB_SYMBOL_US - 1) / BB_SYMBOL_US * BB_SYMBOL_US;
     uint32_t action = off > BB_TURNAROUND_US + BB_ON_US ? off : BB_TURNAROUND_US + BB_ON_US;
-    timing.n_bits = (uint8_t)(1 + c->prio_bits + c->id_bits);
+    timing.n_bits = (uint8_t)(1 + c->prio_bits + c->id_bits + c->data_bits);
     timing.burst_us = burst;
     timing.slot_us = slot;
     timing.bit_us = slot * c->radius;
@@ -124,6 +126,8 @@ actp_status actp_init(const actp_config *c, const bcs_config *bcs, actp_error *e
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("max_len not in 9..125"));
     if (c->node_id >> c->id_bits)
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("node_id does not fit id_bits"));
+    if (c->data_bits > ACTP_MAX_DATA_BITS)
+        return refuse(err, ACTP_EINVAL, TERN_ROM_STR("data_bits not in 0..16"));
     derive(c, bcs->max_offset_us);
     uint32_t d_stop = bcs_d_stop_us(bcs);
     bool any = false;
@@ -148,6 +152,7 @@ actp_status actp_init(const actp_config *c, const bcs_config *bcs, actp_error *e
     if (!any)
         return refuse(err, ACTP_ENOREGION, TERN_ROM_STR("no ACTP region"));
     id_mask = (uint16_t)((1u << c->id_bits) - 1);
+    data_mask = (uint16_t)((1ul << c->data_bits) - 1);
     prio_max = (uint8_t)((1u << c->prio_bits) - 1);
     bb_init();
     cfg = c;
@@ -185,15 +190,45 @@ static void actp_configure(const bcs_run *r, mux_entry *first)
 
 static void actp_start(void) {}
 
-/* This node's arbitration value for the frame it holds, or 0. */
-static uint16_t value_of(mux_entry *e)
+/* This node's value for the frame it holds: start bit, priority, id, and
+ * the data bits from the payload's first two bytes. */
+static uint32_t value_of(mux_entry *e)
 {
     uint8_t prio = mux_priority(e);
     if (prio > prio_max) {
         counters.prio_clipped++;
         prio = prio_max;
     }
-    return (uint16_t)(1u << (timing.n_bits - 1) | (uint16_t)prio << cfg->id_bits | cfg->node_id);
+    uint32_t v = 1u << (cfg->prio_bits + cfg->id_bits) | (uint32_t)prio << cfg->id_bits | cfg->node_id;
+    if (cfg->data_bits) {
+        const uint8_t *p = e->mpdu + MUX_HDR_LEN;
+        uint8_t n = (uint8_t)(e->len - MUX_HDR_LEN);
+        uint16_t data = (uint16_t)((n > 0 ? p[0] : 0) | (n > 1 ? p[1] : 0) << 8);
+        v = v << cfg->data_bits | (data & data_mask);
+    }
+    return v;
+}
+
+/* Every node within the radius learnt the round's bits: to value_to. */
+static void post_value(uint32_t seen)
+{
+    if (cfg->value_to.task == TERN_NO_TASK)
+        return;
+    actp_value *m = tern_alloc(sizeof *m);
+    if (!m) {
+        counters.value_lost++;
+        return;
+    }
+    uint32_t arb = seen >> cfg->data_bits;
+    m->region = run->region->id;
+    m->round = round_no;
+    m->prio = (uint8_t)(arb >> cfg->id_bits & prio_max);
+    m->winner = (uint16_t)(arb & id_mask);
+    m->data = (uint16_t)(seen & data_mask);
+    if (tern_send(cfg->value_to.task, cfg->value_to.port, m, sizeof *m, TERN_MSG_HEAP) != TERN_OK) {
+        counters.value_lost++;
+        tern_free(m);
+    }
 }
 
 /* One bit: `radius` burst slots from t. Answers whether the bit was
@@ -242,7 +277,7 @@ static void actp_timer(void)
         cur = NULL;
     }
     bool contending = cur && !tx_pending;
-    uint16_t value = contending ? value_of(cur) : 0;
+    uint32_t value = contending ? value_of(cur) : 0;
     uint32_t t = begin + lead_t; /* bit 0, slot 0 */
     if ((int32_t)(port_counter_read() - (t - action_t)) > 0) {
         counters.late++;
@@ -255,17 +290,19 @@ static void actp_timer(void)
     }
     if (contending)
         counters.contended++;
-    uint16_t seen = 0;
+    uint32_t seen = 0;
     for (int8_t b = (int8_t)(timing.n_bits - 1); b >= 0; b--, t += bit_t) {
         bool mine = contending && (value >> b & 1u);
         bool dominant = bit_round(t, mine);
-        seen = (uint16_t)(seen << 1 | dominant);
+        seen = seen << 1 | dominant;
         if (contending && !mine && dominant)
             contending = false; /* a higher value within the radius: withdraw */
     }
     counters.value = seen;
-    if (seen >> (timing.n_bits - 1))
+    if (seen >> (timing.n_bits - 1)) {
         counters.busy++;
+        post_value(seen);
+    }
     if (cur && !tx_pending) {
         if (contending) {
             counters.won++;
@@ -319,7 +356,7 @@ static void actp_rx(cc2420_rx_frame *f)
     /* the arbitration transferred the winner's id to every node within the
      * radius: the frame's source must be it */
     if (f->len >= MUX_HDR_LEN && counters.value >> (timing.n_bits - 1)) {
-        if (mux_frame_src(f) == (counters.value & id_mask))
+        if (mux_frame_src(f) == (counters.value >> cfg->data_bits & id_mask))
             counters.agree++;
         else
             counters.disagree++;

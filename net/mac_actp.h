@@ -26,6 +26,14 @@
  * value transfer; counters value/agree). The start bit tells everyone
  * whether a frame follows.
  *
+ * Bit sequences (the "cooperative transfer"): with data_bits > 0 the
+ * value goes on with that many bits of the frame's payload (its first two
+ * bytes, little-endian, low bits). Once the id bits have left one
+ * contender per radius, these are the winner's alone: every node within
+ * the radius -- not only the winner's neighbours -- receives them, relayed
+ * hop by hop, at a constant time into the round, and each round's value
+ * goes to the endpoint value_to as an actp_value message.
+ *
  * With radius 2 no two winners are within two hops of each other, so a
  * winner's frame reaches all its neighbours without a collision even with
  * hidden terminals; with radius 1 two contenders two hops apart can both
@@ -56,9 +64,12 @@
 #include <stdint.h>
 
 #include "bcs.h"
+#include "tern/app.h"
 
 #define ACTP_MAX_RADIUS 4
-#define ACTP_MAX_BITS 13   /* start bit + up to 4 priority bits + up to 8 id bits */
+#define ACTP_MAX_DATA_BITS 16
+/* start bit + up to 4 priority bits + up to 8 id bits + data bits */
+#define ACTP_MAX_BITS (13 + ACTP_MAX_DATA_BITS)
 /* The first round starts this long after t1: the BCS's t0 and t1
  * handlers run until ~650 us after t1 (docs/bips.md, "BCS event delays"). */
 #define ACTP_FIRST_US 1000u
@@ -81,8 +92,20 @@ typedef struct {
     uint8_t id_bits;   /* 1..8: node ids must be below 2^id_bits */
     uint8_t radius;    /* arbitration radius in hops, 1..ACTP_MAX_RADIUS */
     uint8_t max_len;   /* MPDU bytes (header + payload, FCS excluded) a frame phase holds */
+    uint8_t data_bits; /* 0..16 payload bits transferred by bursts after the id */
+    tern_endpoint value_to; /* each round's transferred value (task TERN_NO_TASK: nobody) */
     uint16_t node_id;
 } actp_config;
+
+/* The payload of a value message (a heap block): what the round's bits
+ * said, as every node within the radius perceived them. */
+typedef struct {
+    uint8_t region;  /* the region id */
+    uint8_t round;   /* in the region */
+    uint8_t prio;
+    uint16_t winner; /* node id */
+    uint16_t data;   /* data_bits of the winner's payload */
+} actp_value;
 
 /* What actp_init derived (microseconds). */
 typedef struct {
@@ -112,7 +135,8 @@ typedef struct {
     uint16_t rx;          /* data frames passed to the mux */
     uint16_t agree;       /* received frames whose source is the id the arbitration transferred */
     uint16_t disagree;    /* ... and those whose source is not (must stay 0) */
-    uint16_t value;       /* the last round's arbitration value as this node perceived it */
+    uint16_t value_lost;  /* a value message that could not be posted (heap, queue) */
+    uint32_t value;       /* the last round's value (all n_bits) as this node perceived it */
     uint16_t max_entry;   /* the largest delay from a round's start to its handler (ticks) */
 } actp_counters;
 

@@ -20,6 +20,7 @@
  *   enq tag=7 | enq tag=7 refused MUX_EFULL
  *   conf tag=7 st=MUX_OK tries=1
  *   rx from=2 tag=7
+ *   val from=2 prio=1 data=7 round=1   (what a round's bits said)
  *   stats ... */
 #include <avr/io.h>
 
@@ -43,6 +44,7 @@
 
 #define PORT_RX TERN_PORT_APP(0)
 #define PORT_CONF TERN_PORT_APP(1)
+#define PORT_VALUE TERN_PORT_APP(2)
 enum { TIMER_SEND = 0, TIMER_PHASE = 1 };
 enum { TO_ACTP = 1, RX_ALL = 1, REGION_ACTP = 0 };
 
@@ -62,8 +64,11 @@ static const bcs_mac *const macs[BCS_MAC_COUNT] = {[BCS_MAC_ACTP] = &mac_actp};
 static const bbs_config bbs = {
     .n_rounds = 2, .lead_us = 1000, .round_us = 1500, .burst_us = 128, .step_us = 128, .window_us = 150,
 };
-/* Arbitration values: start bit, 2 priority bits, 2 id bits (ids 0..3). */
-static actp_config actp = {.prio_bits = 2, .id_bits = 2, .radius = ACTP_RADIUS, .max_len = MUX_HDR_LEN + PAYLOAD};
+/* Arbitration values: start bit, 2 priority bits, 2 id bits (ids 0..3);
+ * bips_actp2 goes on with 8 data bits, the low byte of the frame's tag,
+ * which reach every node of the line, two hops, as value messages. */
+static actp_config actp = {.prio_bits = 2, .id_bits = 2, .radius = ACTP_RADIUS, .max_len = MUX_HDR_LEN + PAYLOAD,
+                           .data_bits = ACTP_DATA_BITS, .value_to = {0, TERN_PORT_APP(2)}};
 
 MUX_TX_STORAGE(to_actp, 4, PAYLOAD);
 static mux_tx_desc tx_tos[] = {
@@ -153,10 +158,10 @@ static void print_stats(void)
     const actp_counters *a = actp_stats();
     tern_printf("stats actp rounds=%u contended=%u won=%u lost=%u busy=%u bursts=%u relayed=%u late=%u "
                 "send_failed=%u sent=%u tx_failed=%u overrun=%u prio_clipped=%u rx=%u agree=%u "
-                "disagree=%u max_entry=%u\n",
+                "disagree=%u value_lost=%u max_entry=%u\n",
                 a->rounds, a->contended, a->won, a->lost, a->busy, a->bursts, a->relayed, a->late,
                 a->send_failed, a->sent, a->tx_failed, a->overrun, a->prio_clipped, a->rx, a->agree,
-                a->disagree, a->max_entry);
+                a->disagree, a->value_lost, a->max_entry);
     const mux_tx_counters *t = mux_tx_stats(0);
     tern_printf("stats tx_to enqueued=%u full=%u sent=%u failed=%u retries=%u confirm_lost=%u\n", t->enqueued,
                 t->full, t->sent, t->failed, t->retries, t->confirm_lost);
@@ -202,6 +207,11 @@ static tern_status node_task(void *state, tern_msg *m)
         tern_printf("rx from=%u tag=%u\n", mux_frame_src(f), (unsigned)(p[0] | p[1] << 8));
         break;
     }
+    case PORT_VALUE: {
+        const actp_value *v = m->payload;
+        tern_printf("val from=%u prio=%u data=%u round=%u\n", v->winner, v->prio, v->data, v->round);
+        break;
+    }
     case PORT_CONF: {
         const mux_confirm *c = m->payload;
         tern_printf("conf tag=%u st=%s tries=%u\n", c->tag, mux_status_name((mux_status)c->status), c->tries);
@@ -214,7 +224,7 @@ static tern_status node_task(void *state, tern_msg *m)
 int main(void)
 {
     static const tern_task_desc tasks[] = {
-        {.name = "node", .id = 0, .priority = 1, .handler = node_task, .n_in_ports = 2},
+        {.name = "node", .id = 0, .priority = 1, .handler = node_task, .n_in_ports = 3},
     };
     static const tern_app_desc app = {.name = APP_NAME, .tasks = tasks, .n_tasks = 1};
     tern_app_error err;

@@ -43,12 +43,14 @@ SCENARIOS = {
         "nodes": ["n0", "n1", "n2", "n3"],
         "senders": ["n0", "n1", "n2", "n3"],
         "radius": 1,
+        "data_bits": 0,
         "hears": {n: {m for m in ["n0", "n1", "n2", "n3"] if m != n} for n in ["n0", "n1", "n2", "n3"]},
     },
     "bips_actp2.toml": {
         "nodes": ["n0", "n1", "n2"],
         "senders": ["n0", "n2"],  # n1 only relays
         "radius": 2,
+        "data_bits": 8,  # the tag's low byte, after the id
         "hears": {"n0": {"n1"}, "n1": {"n0", "n2"}, "n2": {"n1"}},
     },
 }
@@ -117,7 +119,7 @@ def test_every_node_runs_to_its_end_without_a_fault_counter(run: dict[str, Any])
         assert n["status"] == "exit" and n["exit_status"] == 0, n
         assert not re.search(r"^bips_actp2?: ", run["consoles"][node], re.M)  # no start-up refusal
         a = stats(run, node, "actp")
-        for k in ("late", "send_failed", "tx_failed", "overrun", "prio_clipped", "disagree"):
+        for k in ("late", "send_failed", "tx_failed", "overrun", "prio_clipped", "disagree", "value_lost"):
             assert a[k] == 0, (node, k, a)
         assert a["sent"] == a["won"] == (20 if node in run["senders"] else 0), (node, a)
         assert stats(run, node, "bbs")["missed"] == 0
@@ -191,6 +193,22 @@ def test_every_frame_confirmed_once_and_delivered_through_the_mux(run: dict[str,
         for other in run["hears"][node]:
             got = re.findall(rf"^rx from={node[1:]} tag=(\d+)$", run["consoles"][other], re.M)
             assert sorted(int(x) for x in got) == tags, (node, other)
+
+
+def test_bit_sequences_reach_every_node_within_the_radius(run: dict[str, Any]) -> None:
+    """Every round's bits -- the winner's priority, id and data bits -- reach
+    every node within the radius (value messages; no data bits with
+    radius 1 here); two hops on the line: n2 learns each of n0's tags,
+    whose frames it never receives, and the other way round."""
+    for node in run["nodes"]:
+        vals = re.findall(r"^val from=(\d+) prio=(\d+) data=(\d+) round=(\d+)$", run["consoles"][node], re.M)
+        got = sorted((f"n{w}", int(p), int(d)) for w, p, d, _ in vals)
+        want = sorted((s, prio(s), tag & 0xFF if run["data_bits"] else 0) for s in run["senders"] for tag in range(20))
+        assert got == want, node
+    if run["data_bits"]:
+        t = run["timing"]
+        print(f"{run['name']}: {t['n_bits']} bits ({run['data_bits']} of data) in {t['arb_us']} us into each "
+              f"round after its lead of {t['lead_us']} us")
 
 
 def test_every_frame_on_air_within_the_delay_bound(run: dict[str, Any]) -> None:
