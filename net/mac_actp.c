@@ -294,6 +294,14 @@ static void actp_timer(void)
     for (int8_t b = (int8_t)(timing.n_bits - 1); b >= 0; b--, t += bit_t) {
         bool mine = contending && (value >> b & 1u);
         bool dominant = bit_round(t, mine);
+        if (!seen && !dominant) {
+            /* no start bit: no contender within the radius, so no later
+             * bit either (relays reach `radius` hops only): the rest of
+             * the round is idle, and the CPU is given back */
+            counters.value = 0;
+            arm_next();
+            return;
+        }
         seen = seen << 1 | dominant;
         if (contending && !mine && dominant)
             contending = false; /* a higher value within the radius: withdraw */

@@ -24,7 +24,8 @@
  * and a node learns each bit of the winning value: after the arbitration
  * every node within the radius knows the winner's priority and id (the
  * value transfer; counters value/agree). The start bit tells everyone
- * whether a frame follows.
+ * whether a frame follows; a round whose start bit nobody within the
+ * radius sent ends there (no later bit can come).
  *
  * Bit sequences (the "cooperative transfer"): with data_bits > 0 the
  * value goes on with that many bits of the frame's payload (its first two
