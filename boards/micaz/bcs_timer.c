@@ -3,16 +3,28 @@
  * the kernel's clock, so one Timer3 tick is one kernel tick. Channel
  * BCS_TIMER_SLOT is output compare 3A, BCS_TIMER_MAC is 3B.
  *
+ * Take-over before the event (seed 004 §4.2: "we let BCS take over control
+ * d_intr^max before a time-critical event"), when BCS_TIMER_LEAD_TICKS is
+ * set: a channel's compare matches
+ * BCS_TIMER_LEAD_TICKS before its target. The interrupt does the slow part
+ * there -- ignoring matches of earlier 16-bit wraps, tern_isr_enter (which
+ * closes an idle period) -- then waits with interrupts disabled, polling
+ * TCNT1, until the target, and calls the channel's function: its first
+ * instruction comes a constant few cycles after the target, whatever the
+ * CPU was doing, as long as nothing kept interrupts disabled for longer
+ * than the lead minus the slow part (`tern bench bips timers`, docs/bips.md,
+ * measures both). The lead is busy CPU time on every event.
+ *
  * Kernel time -> Timer3 count: the two counters run in step, a constant
  * `t3_minus_t1` apart, measured once at start-up by reading both in two
- * instructions a known 4 cycles apart.
+ * instructions a known 4 cycles apart. Only the early match depends on it;
+ * the target itself is read from TCNT1.
  *
  * Long delays: a 16-bit compare matches once every 65,536 cycles; the
- * interrupt compares the 32-bit clock with the target and ignores the
- * matches of earlier wraps (one 32-bit counter read, ~30 cycles: counting
- * the wraps instead lost events under simavr when the other channel's
- * flag was cleared, see docs/bips.md). The region pin is PC0 (free on the
- * MicaZ). */
+ * interrupt compares the 32-bit clock with the wake-up time and ignores the
+ * matches of earlier wraps (counting the wraps instead lost events under
+ * simavr when the other channel's flag was cleared, see docs/bips.md). The
+ * region pin is PC0 (free on the MicaZ). */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 
@@ -28,9 +40,19 @@
  * between the counters is measured, not given, and could be a cycle or
  * two off; matches of earlier wraps are 65,536 ticks before. */
 #define SLACK_TICKS 64
+/* From the early match to the target: the slow part of the interrupt
+ * (~350 cycles when it wakes the CPU from idle) plus what other interrupts
+ * and critical sections may delay it by. An app may set it (-D): 1500
+ * meets the 40-cycle path without load (docs/bips.md). Off by default:
+ * with 1500, apps/bips lost a confirmation in tests/sim/test_bips.py (not
+ * investigated yet; the busy lead delays the radio's interrupts). */
+#ifndef BCS_TIMER_LEAD_TICKS
+#define BCS_TIMER_LEAD_TICKS 0u
+#endif
 
 static bcs_timer_fn fn[BCS_TIMER_CHANNELS];
 static uint32_t target[BCS_TIMER_CHANNELS]; /* low 32 bits of the kernel time */
+static uint32_t wake[BCS_TIMER_CHANNELS];   /* the early match: target - lead, or soon */
 static uint16_t t3_minus_t1;
 
 #define OCR(ch) (*((ch) == BCS_TIMER_SLOT ? &OCR3A : &OCR3B))
@@ -68,11 +90,12 @@ void bcs_timer_set(uint8_t ch, tern_time at)
 {
     uint8_t s = SREG;
     cli();
-    uint32_t t = (uint32_t)at;
+    uint32_t t = (uint32_t)at - BCS_TIMER_LEAD_TICKS;
     uint32_t now = port_counter_read();
     if ((int32_t)(t - now) < (int32_t)SOON_TICKS)
         t = now + SOON_TICKS;
-    target[ch] = t;
+    target[ch] = (uint32_t)at;
+    wake[ch] = t;
     OCR(ch) = (uint16_t)((uint16_t)t + t3_minus_t1);
     /* No flag is cleared: a stale match only makes the interrupt look at
      * the clock once (clearing one flag of ETIFR must not risk another's). */
@@ -99,11 +122,18 @@ void bcs_timer_pin(bool high)
 static inline void expired(uint8_t ch)
 {
     /* A match of an earlier wrap (or a stale flag): not yet. */
-    if ((int32_t)(port_counter_read() - target[ch]) < -SLACK_TICKS)
+    if ((int32_t)(port_counter_read() - wake[ch]) < -SLACK_TICKS)
         return;
     ETIMSK &= (uint8_t)~ENABLE(ch);
     tern_isr_enter();
-    fn[ch]();
+    bcs_timer_fn f = fn[ch];
+    /* Wait for the target on the kernel clock's low 16 bits (it is at most
+     * the lead ahead, or past: then at once). 8 cycles a round. */
+    uint16_t t16 = (uint16_t)target[ch];
+    if (BCS_TIMER_LEAD_TICKS && (int32_t)(port_counter_read() - target[ch]) < 0)
+        while ((int16_t)(TCNT1 - t16) < 0)
+            ;
+    f();
     tern_isr_exit();
 }
 

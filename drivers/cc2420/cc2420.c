@@ -303,6 +303,8 @@ static void sfd_rose(tern_time t)
     }
     rx_rise = t;
     rx_rise_valid = true;
+    if (cfg.sfd_isr && t)
+        cfg.sfd_isr(t);
 }
 
 static void rx_drain(void);

@@ -58,6 +58,11 @@ typedef struct {
      * are called in interrupt context, interrupts masked. */
     void (*rx_isr)(struct cc2420_rx_frame *f);
     void (*tx_isr)(const struct cc2420_tx_result *r);
+    /* Optional: called in the SFD capture interrupt when a frame being
+     * received passed its SFD, with the captured (hardware) kernel time,
+     * before the frame itself is known (it may still be dropped).
+     * Seed 004 §5.3's receivers raise a pin here. */
+    void (*sfd_isr)(tern_time sfd);
 } cc2420_config;
 
 /* The payload of a received-frame message: a heap block. */

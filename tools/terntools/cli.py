@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (build, micro, perfetto, readme, scenario, seed000, seed000_report, seed000_verdict, seed003,
+from terntools import (bipsbench, build, micro, perfetto, readme, scenario, seed000, seed000_report, seed000_verdict, seed003,
                        sim, simbench, sizes, timeline, trace)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
@@ -338,6 +338,32 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_bips(args: argparse.Namespace) -> int:
+    which = ["timers", "sfd", "sync"] if args.experiment == "all" else [args.experiment]
+    failed = 0
+    for name in which:
+        work = args.work / name
+        if name == "timers":
+            doc = bipsbench.run_timers(work, count=args.count, model=args.model)
+            table = bipsbench.timers_markdown(doc)
+            plot = bipsbench.plot_timers
+        elif name == "sfd":
+            doc = bipsbench.run_sfd(work, frames=args.frames, model=args.model)
+            table = bipsbench.sfd_markdown(doc)
+            plot = bipsbench.plot_sfd
+        else:
+            doc = bipsbench.run_sync(work, slots=args.slots, model=args.model)
+            table = bipsbench.sync_markdown(doc)
+            plot = bipsbench.plot_sync
+        text = f"```sh\n{doc['command']}\n```\n\n{table}\n{bipsbench.targets_markdown(doc['targets'])}"
+        sys.stdout.write(text + "\n")
+        bipsbench.write_outputs(doc, args.out, text)
+        plot(doc, args.out / f"{name}.png")
+        failed += sum(1 for t in doc["targets"] if not t["met"])
+    print(f"tern bench bips: outputs in {args.out}; {failed} target(s) missed", file=sys.stderr)
+    return 0
+
+
 # --------------------------------------------------------------------------- docs readme
 
 
@@ -524,6 +550,20 @@ def build_parser() -> Parser:
     sb.add_argument("--threads", help="comma-separated host thread counts (default: 1 and all the machine's)")
     sb.add_argument("--json", type=Path, help="write the results as JSON")
     sb.set_defaults(func=cmd_bench_sim, prog_name="tern bench sim")
+
+    bp = bench_sub.add_parser("bips", help="seed 004's experiments on micaz: timer delays, SFD detection, sync offset",
+                              description="Run issue 11's experiments 1-3 under tern-sim (bench/bips/, "
+                              "tools/terntools/bipsbench.py, docs/bips.md) and write JSON, a markdown table and a "
+                              "PNG plot per experiment into --out.")  # fmt: skip
+    bp.add_argument("experiment", choices=["timers", "sfd", "sync", "all"])
+    bp.add_argument("--count", type=int, default=10_000, help="timers: expirations per timer and load (default %(default)s)")
+    bp.add_argument("--frames", type=int, default=1500, help="sfd: frames (default %(default)s)")
+    bp.add_argument("--slots", type=int, default=100, help="sync: macro slots (default %(default)s)")
+    bp.add_argument("--model", default="stack", help="execution model of the images (default %(default)s)")
+    bp.add_argument("--out", type=Path, default=Path("docs/bips"), help="results directory (default %(default)s)")
+    bp.add_argument("--work", type=Path, default=Path("results/bips"),
+                    help="tern-sim's outputs (default %(default)s)")
+    bp.set_defaults(func=cmd_bench_bips, prog_name="tern bench bips")
 
     sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
                         description="text/data/bss per file (binutils size -B), flash = text+data, ram = data+bss.")
