@@ -49,7 +49,7 @@ typedef enum {
     BCS_MAC_CB = 0, /* contention-based, CSMA/CA (net/mac_cb.c) */
     BCS_MAC_RB,     /* reservation-based TDMA (net/mac_rb.c) */
     BCS_MAC_ACTP,   /* arbitrating, binary countdown with black bursts (net/mac_actp.c) */
-    BCS_MAC_MB,     /* mode-based: not yet */
+    BCS_MAC_MB,     /* mode-based, fast mode-signaling (net/mac_mb.c) */
     BCS_MAC_COUNT
 } bcs_mac_id;
 

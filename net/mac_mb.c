@@ -254,25 +254,30 @@ static uint8_t request(uint8_t k, const mux_entry *e)
     }
 }
 
+typedef enum { BIT_0, BIT_1, BIT_FAILED } bit_result;
+
 /* One bit of binary countdown. `mine`: this node sends a 1. Returns the
- * bit as the network has it: a burst sent, heard or relayed. */
-static bool signal_bit(uint32_t start, bool mine)
+ * bit as the network has it -- a burst sent, heard or relayed -- or
+ * BIT_FAILED: this node's own burst did not go out, so it cannot tell
+ * what the others decided and must stay silent in the slot. */
+static bit_result signal_bit(uint32_t start, bool mine)
 {
     bool late;
     if (mine) {
         if (bb_send(start, tk.burst, &late)) {
             counters.bursts++;
-        } else if (late) {
-            counters.late++;
-        } else {
-            counters.tx_failed++;
+            return BIT_1;
         }
-        return true; /* a node that should have sent a 1 must not send data on a 0 */
+        if (late)
+            counters.late++;
+        else
+            counters.tx_failed++;
+        return BIT_FAILED;
     }
     bb_wait_until(start - tk.off);
     uint32_t at;
     if (!bb_detect(start - tk.off + tk.listen, &at))
-        return false;
+        return BIT_0;
     /* Relay it unless it came so late that its relay would leave the
      * window's budget (then every node within reach heard it already). */
     if (cfg->n_hops > 1 && (int32_t)(at - (start + tk.hop_budget)) < 0) {
@@ -283,7 +288,7 @@ static bool signal_bit(uint32_t start, bool mine)
         else
             counters.tx_failed++;
     }
-    return true;
+    return BIT_1;
 }
 
 static void send_data(void)
@@ -331,14 +336,24 @@ static void mb_timer(void)
     if (contending)
         counters.requested++;
     uint8_t mode = 0;
+    bool failed = false;
     for (int8_t b = (int8_t)(n_bits - 1); b >= 0; b--) {
         uint32_t start = sig + (uint32_t)(n_bits - 1 - b) * tk.window;
         bool mine = contending && (req >> b & 1u);
-        bool one = signal_bit(start, mine);
-        if (one)
+        bit_result one = signal_bit(start, mine);
+        if (one == BIT_FAILED) {
+            failed = true; /* keeps listening and relaying the other bits */
+            contending = false;
+            continue;
+        }
+        if (one == BIT_1)
             mode |= (uint8_t)(1u << b);
-        if (contending && one && !mine)
+        if (contending && one == BIT_1 && !mine)
             contending = false; /* a higher mode is signaled */
+    }
+    if (failed) { /* the mode is not known here: silent, the frame kept */
+        arm_from((uint8_t)(slot + 1));
+        return;
     }
     decided[slot] = mode;
     if (mode < MB_MAX_MODES)
@@ -352,7 +367,11 @@ static void mb_timer(void)
         return;
     }
     counters.won++;
-    /* the frame must end by the slot's end and by t2 */
+    /* Data after the last window on every node: the relays of the last
+     * bit are over and their senders listen again. The frame must end by
+     * the slot's end and by t2. */
+    uint32_t data = sig + (uint32_t)n_bits * tk.window;
+    bb_wait_until(data);
     uint32_t air = turnaround_ticks + (SHR_PHR_BYTES + cur->len + FCS_BYTES) * byte_ticks;
     uint32_t end = port_counter_read() + air;
     if ((int32_t)(end - (slot_start(slot) + slot_ticks)) > 0 || (int32_t)(end - (uint32_t)run->t2) > 0) {

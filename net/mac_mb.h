@@ -44,8 +44,9 @@
 #define MB_MAX_HOPS 4
 #define MB_BURST_US 160u   /* a burst: the datasheet's 128 us CCA average + 2 symbols */
 /* A heard burst is relayed this long after its detection: the strobe needs
- * BB_TURNAROUND_US + BB_ON_US ahead of the carrier, and a few us of code. */
-#define MB_RELAY_US 240u
+ * BB_TURNAROUND_US + BB_ON_US ahead of the carrier, and the code from the
+ * detection to bb_send's strobe: 75 us on the ATmega128 at 7.37 MHz. */
+#define MB_RELAY_US 300u
 #define MB_SLOP_US 16u     /* the CCA polling loop's pass and the clock reads */
 /* Signaling end to STXON of the frame: cc2420_send loads the TX FIFO over
  * SPI first (RB measured 260 us from a slot timer to STXON). */

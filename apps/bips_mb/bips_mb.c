@@ -1,10 +1,10 @@
 /* MB, mode-based slots with fast mode-signaling (docs/bips.md,
  * docs/sim/bips_mb.toml): four MicaZ nodes, beacon-synchronized by node 0,
- * three MB regions (id 0) per 1 s macro slot, each of 7 slots of 3 ms:
+ * three MB regions (id 0) per 1 s macro slot, each of 7 slots of 3.5 ms:
  * slot 0 is left free (the BCS's t0 and t1 handlers run into it), slots
  * 1..6 have a mode-0 sender (periodic traffic) and a mode-1 sender (alarms).
  * Every node sends
- *   - a periodic frame every 400 ms through TX TO 1 (priority 0: mode 0),
+ *   - a periodic frame every 500 ms through TX TO 1 (priority 0: mode 0),
  *     8-byte payload, and
  *   - nodes 1..3: alarms at pseudo-random times (one 50 ms tick in 8)
  *     through TX TO 2 (priority 1: mode 1), 10-byte payload,
@@ -16,24 +16,47 @@
  *   enq to=2 tag=7 t=<local us> | enq ... refused MUX_EFULL
  *   conf to=2 tag=7 st=MUX_OK tries=1 t=<local us>
  *   rx from=3 to=2 tag=7 t=<local us>
- *   stats ... */
+ *   stats ...
+ * Built with MB_HOPS=3 it is apps/bips_mb3 (docs/sim/bips_mb3.toml): the
+ * four nodes on a line, each hearing only its neighbours, synchronized by
+ * BBS (d_maxOffset 338 us, seed 004's figure for three hops), mode bits
+ * relayed over three hops, slots of 5 ms, traffic from 3.5 s on (the
+ * third hop acquires BBS sync after ~2 s). */
 #include <avr/io.h>
 
 #include "bcs.h"
 #include "cc2420.h"
 #include "mac_mb.h"
 #include "mux.h"
+#include "sync_bbs.h"
 #include "sync_beacon.h"
 #include "tern/port.h"
 #include "tern/tern.h"
 #include "tern/time.h"
 #include "tern_simavr_abi.h"
 
+#ifndef MB_HOPS
+#define MB_HOPS 1
+#endif
 #define TICK_MS 50
-#define PERIODIC_TICKS 8   /* 400 ms */
+#define PERIODIC_TICKS 10  /* 500 ms */
+#if MB_HOPS == 1
 #define START_MS 2500      /* the slaves are synchronized by the second beacon */
 #define STOP_MS 6000
 #define END_MS 7200        /* the queues have drained by then */
+#define SYNC_US 3000
+#define MAX_OFFSET_US 100
+#define REGION_US 25000
+#define SLOT_US 3500
+#else
+#define START_MS 3500      /* BBS acquired on every hop (hop 3 after ~2 s) */
+#define STOP_MS 7000
+#define END_MS 8200
+#define SYNC_US 6000
+#define MAX_OFFSET_US 338
+#define REGION_US 36000
+#define SLOT_US 5000
+#endif
 
 #define PAN_ID 0x23
 #define PERIODIC_PAYLOAD 8
@@ -48,20 +71,27 @@ enum { REGION_MB = 0 };
 /* --- Schedules (the same on every node) ------------------------------------------------- */
 
 static const bcs_region slot0[] = {
-    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 10000, .len_us = 22000},
-    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 340000, .len_us = 22000},
-    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 670000, .len_us = 22000},
+    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 10000, .len_us = REGION_US},
+    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 340000, .len_us = REGION_US},
+    {.id = REGION_MB, .protocol = BCS_MAC_MB, .start_us = 670000, .len_us = REGION_US},
 };
 static const bcs_macro_slot slots[] = {{.regions = slot0, .n_regions = 3}};
 static const bcs_config schedule = {
-    .macro_slot_us = 1000000, .sync_us = 3000, .max_offset_us = 100, .slots = slots, .n_slots = 1,
+    .macro_slot_us = 1000000, .sync_us = SYNC_US, .max_offset_us = MAX_OFFSET_US, .slots = slots,
+    .n_slots = 1,
 };
 static const bcs_mac *const macs[BCS_MAC_COUNT] = {[BCS_MAC_MB] = &mac_mb};
 
-/* {mode 0, mode 1} per slot. Slots of 3 ms: mb_timing asks for 2,388 us
+/* {mode 0, mode 1} per slot. Slots of 3.5 ms: mb_timing asks for 2,388 us
  * (lead 436, one mode bit of 596, send margin 300, a 19-byte MPDU 1,056);
- * the rest absorbs a slot timer delayed by the previous frame's reception.
- * 7 x 3 ms from t1 = 21 ms, within t2 - t1 = 22 - 0.1 - 0.192 ms. */
+ * the rest absorbs a slot timer delayed by the previous frame's reception
+ * (its FIFOP interrupt and the copy to the heap: up to ~600 us).
+ * 7 x 3.5 ms from t1 = 24.5 ms, within t2 - t1 = 25 - 0.1 - 0.192 ms.
+ * Three hops: 4,044 us (lead 820, a bit of 1,868: its relays) in 5 ms;
+ * the two senders of a slot are two or three hops apart, so a mode-0
+ * sender learns of an alarm only through relays; a common neighbour
+ * would see the collision if it did not. */
+#if MB_HOPS == 1
 static const uint16_t senders[] = {
     MB_NONE, MB_NONE, /* slot 0: free */
     0, 3,             /* slot 1: n0's periodic frames, n3's alarms */
@@ -71,8 +101,19 @@ static const uint16_t senders[] = {
     0, 2,
     1, 3,
 };
+#else
+static const uint16_t senders[] = {
+    MB_NONE, MB_NONE, /* slot 0: free */
+    0, 2,             /* slot 1: n0's periodic frames, n2's alarms */
+    1, 3,
+    3, 1,
+    0, 3,
+    2, 1,
+    1, 2,
+};
+#endif
 static const mb_schedule mb_schedules[] = {
-    {.region_id = REGION_MB, .max_len = MUX_HDR_LEN + ALARM_PAYLOAD, .slot_us = 3000, .n_slots = 7,
+    {.region_id = REGION_MB, .max_len = MUX_HDR_LEN + ALARM_PAYLOAD, .slot_us = SLOT_US, .n_slots = 7,
      .n_modes = 2, .senders = senders},
 };
 
@@ -85,14 +126,23 @@ static void mode_pin(uint8_t slot, uint8_t mode)
         PORTC &= (uint8_t)~_BV(PC1);
 }
 
-static mb_config mb = {.schedules = mb_schedules, .n_schedules = 1, .n_hops = 1, .decided = mode_pin};
+static mb_config mb = {.schedules = mb_schedules, .n_schedules = 1, .n_hops = MB_HOPS, .decided = mode_pin};
 
-MUX_TX_STORAGE(to_periodic, 4, PERIODIC_PAYLOAD);
-MUX_TX_STORAGE(to_alarm, 4, ALARM_PAYLOAD);
+#if MB_HOPS > 1
+/* BBS as in apps/bips_bbs: three rounds of 1.5 ms from 1 ms into the
+ * phase; bursts of 128, 256 and 384 us say the round. */
+static const bbs_config bbs = {
+    .n_rounds = 3, .lead_us = 1000, .round_us = 1500, .burst_us = 128, .step_us = 128, .window_us = 150,
+};
+#endif
+
+/* Depth 3: RAM (4 KB, the stack beside the BCS's interrupts is tight). */
+MUX_TX_STORAGE(to_periodic, 3, PERIODIC_PAYLOAD);
+MUX_TX_STORAGE(to_alarm, 3, ALARM_PAYLOAD);
 static const mux_tx_desc tx_tos[] = {
-    {.id = TO_PERIODIC, .priority = 0, .order = MUX_FIFO, .depth = 4, .max_len = PERIODIC_PAYLOAD,
+    {.id = TO_PERIODIC, .priority = 0, .order = MUX_FIFO, .depth = 3, .max_len = PERIODIC_PAYLOAD,
      .retries = 1, .regions = 1u << REGION_MB, .entries = to_periodic_entries, .bytes = to_periodic_bytes},
-    {.id = TO_ALARM, .priority = 1, .order = MUX_FIFO, .depth = 4, .max_len = ALARM_PAYLOAD, .retries = 1,
+    {.id = TO_ALARM, .priority = 1, .order = MUX_FIFO, .depth = 3, .max_len = ALARM_PAYLOAD, .retries = 1,
      .regions = 1u << REGION_MB, .entries = to_alarm_entries, .bytes = to_alarm_bytes},
 };
 static const tern_endpoint rx_dests[] = {{0, PORT_RX}};
@@ -142,7 +192,7 @@ static void radio_start(void)
     if (node_id == 0) { /* seed 004's minimal regions: beacons (1 hop), BBS over 3 hops */
         print_timing(100, 1, 125);
         print_timing(338, 3, 125);
-        print_timing(schedule.max_offset_us, 1, mb_schedules[0].max_len);
+        print_timing(schedule.max_offset_us, MB_HOPS, mb_schedules[0].max_len);
     }
     /* PC2 rises with this local time: the tests map local times to the
      * simulator's with it (the kernel clock starts after reset) */
@@ -166,10 +216,24 @@ static void radio_start(void)
     mb_error e;
     if (mb_init(&mb, &schedule, &e) != MB_OK)
         fail("mb", mb_status_name(e.code), e.text);
-    sync_beacon_init(node_id == 0, PAN_ID, node_id);
     bcs_error be;
+#if MB_HOPS == 1
+    sync_beacon_init(node_id == 0, PAN_ID, node_id);
     if (bcs_start(&schedule, macs, &sync_beacon, node_id == 0, 5000, &be) != BCS_OK)
         fail("bcs", bcs_status_name(be.code), be.text);
+#else
+    bbs_error se;
+    if (sync_bbs_init(&bbs, &schedule, node_id == 0, &se) != BBS_OK)
+        fail("bbs", bbs_status_name(se.code), se.text);
+    if (bcs_start(&schedule, macs, &sync_bbs, node_id == 0, 5000, &be) != BCS_OK)
+        fail("bcs", bcs_status_name(be.code), be.text);
+    if (node_id != 0) {
+        bbs_status a = sync_bbs_acquire(START_MS - 500);
+        if (a != BBS_OK)
+            fail("acquire", bbs_status_name(a), "");
+        tern_printf("acquired hop=%u t=%lu\n", sync_bbs_stats()->hop, now_us());
+    }
+#endif
     lfsr = (uint16_t)(0xACE1u ^ (0x1F35u * node_id));
 }
 
@@ -196,9 +260,10 @@ static bool alarm_now(void)
 static void print_stats(void)
 {
     const bcs_counters *b = bcs_stats();
-    tern_printf("stats bcs regions=%u rx_outside=%u orphan=%u late_events=%u radio_offs=%u wake_late=%u\n",
+    tern_printf("stats bcs regions=%u rx_outside=%u orphan=%u late_events=%u radio_offs=%u wake_late=%u "
+                "stack=%lu\n",
                 b->regions_run, b->rx_outside, b->tx_done_orphan, b->late_events, b->radio_offs,
-                b->wake_late);
+                b->wake_late, (unsigned long)port_stack_used());
     for (uint8_t i = 0; i < mux.n_tx; i++) {
         const mux_tx_counters *t = mux_tx_stats(i);
         tern_printf("stats tx_to%u enqueued=%u full=%u sent=%u failed=%u retries=%u confirm_lost=%u\n",
@@ -208,6 +273,11 @@ static void print_stats(void)
     const mux_counters *m = mux_stats();
     tern_printf("stats rx_to delivered=%u no_memory=%u post_failed=%u no_to=%u malformed=%u foreign=%u\n",
                 r->delivered, r->no_memory, r->post_failed, m->rx_no_to, m->rx_malformed, m->rx_foreign);
+#if MB_HOPS > 1
+    const sync_bbs_counters *sb = sync_bbs_stats();
+    tern_printf("stats bbs hop=%u sent=%u send_failed=%u heard=%u missed=%u late_send=%u\n", sb->hop, sb->sent,
+                sb->send_failed, sb->heard, sb->missed, sb->late_send);
+#endif
     const mb_counters *c = mb_stats();
     tern_printf("stats mb slots=%u requested=%u won=%u lost=%u sent=%u bursts=%u relayed=%u late=%u "
                 "too_long=%u tx_failed=%u overrun=%u rx=%u rx_unexpected=%u mode0=%u mode1=%u "
@@ -221,8 +291,8 @@ static tern_status node_task(void *state, tern_msg *m)
     (void)state;
     switch (m->port) {
     case TERN_PORT_INIT:
-        radio_start();
-        tern_timer_start(TIMER_PHASE, ms(START_MS), 0);
+        radio_start(); /* BBS: returns synchronized, up to ~2 s later */
+        tern_timer_start(TIMER_PHASE, ms(START_MS) - (uint32_t)tern_now(), 0);
         break;
     case TERN_PORT_TIMEOUT(TIMER_PHASE):
         if (phase == 0) {

@@ -1,15 +1,19 @@
-"""apps/bips_mb under tern-sim (docs/sim/bips_mb.toml, docs/bips.md): four
-MicaZ nodes, beacon-synchronized, three MB regions per 1 s macro slot; each
-slot has a mode-0 sender (periodic frames, 19 bytes on air with the FCS)
-and a mode-1 sender (alarms, 21 bytes); black-burst signaling at the slot's
-start decides the mode and every node shows it on pin PC1. Read from the
-simulator's outputs: events.jsonl (every transmission, burst, reception,
-collision and pin edge) and the consoles (the app's lines)."""
+"""apps/bips_mb under tern-sim (docs/bips.md): four MicaZ nodes, three MB
+regions per 1 s macro slot; each slot has a mode-0 sender (periodic frames,
+19 bytes on air with the FCS) and a mode-1 sender (alarms, 21 bytes);
+black-burst signaling at the slot's start decides the mode and every node
+shows it on pin PC1. Two scenarios: docs/sim/bips_mb.toml (one hop, beacon
+sync) and docs/sim/bips_mb3.toml (a line of four, BBS, mode bits relayed
+over three hops). Read from the simulator's outputs: events.jsonl (every
+transmission, burst, reception, collision and pin edge) and the consoles
+(the app's lines)."""
 from __future__ import annotations
 
 import re
 import shutil
 from typing import Any
+
+from dataclasses import dataclass
 
 import pytest
 
@@ -19,15 +23,36 @@ NODES = ["n0", "n1", "n2", "n3"]
 PERIODIC_LEN = 9 + 8 + 2  # header, payload, FCS: tx_start's len
 ALARM_LEN = 9 + 10 + 2
 US = 1_000_000  # ps
-# apps/bips_mb's schedule: {mode 0, mode 1} sender per slot, None: nobody
-SENDERS = [(None, None), (0, 3), (1, 2), (2, 3), (3, 1), (0, 2), (1, 3)]
-SLOT_US, D_US = 3000, 100
-LEAD_US, WINDOW_US = 436, 596  # mb timing d=100 hops=1 modes=2 (the app prints it)
 REGION_STARTS_MS = (10, 340, 670)
-REGION_LEN_US = 22000
-# An alarm waits at most for its owner's next mode-1 slot: the longest
-# gap between two regions (1010 - 670 ms) plus a whole region.
-ALARM_BOUND_US = (1000 + REGION_STARTS_MS[0] - REGION_STARTS_MS[-1]) * 1000 + REGION_LEN_US
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """apps/bips_mb's configuration in one build (MB_HOPS 1 or 3)."""
+    toml: str
+    senders: list[tuple[int | None, int | None]]  # {mode 0, mode 1} sender per slot
+    slot_us: int
+    d_us: int  # d_maxOffset
+    lead_us: int  # mb timing (the app prints it: test_every_node_ran_to_its_end)
+    window_us: int
+    region_us: int
+    neighbours: dict[str, set[str]]
+
+    @property
+    def alarm_bound_us(self) -> int:
+        """An alarm queued alone waits at most for its owner's next mode-1
+        slot: the longest gap between two regions plus a whole region."""
+        return (1000 + REGION_STARTS_MS[0] - REGION_STARTS_MS[-1]) * 1000 + self.region_us
+
+
+ONE_HOP = Scenario(
+    "bips_mb.toml", [(None, None), (0, 3), (1, 2), (2, 3), (3, 1), (0, 2), (1, 3)],
+    slot_us=3500, d_us=100, lead_us=436, window_us=596, region_us=25000,
+    neighbours={n: set(NODES) - {n} for n in NODES})
+THREE_HOPS = Scenario(
+    "bips_mb3.toml", [(None, None), (0, 2), (1, 3), (3, 1), (0, 3), (2, 1), (1, 2)],
+    slot_us=5000, d_us=338, lead_us=820, window_us=1868, region_us=36000,
+    neighbours={n: {f"n{j}" for j in (i - 1, i + 1) if 0 <= j < 4} for i, n in enumerate(NODES)})
 
 pytestmark = pytest.mark.skipif(
     shutil.which("avr-gcc") is None or not (ROOT / "tools/simavr/build/tern-sim").is_file(),
@@ -35,9 +60,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return run_scenario("bips_mb.toml", tmp_path_factory.mktemp("bips_mb"))
+@pytest.fixture(scope="module", params=[ONE_HOP, THREE_HOPS], ids=["1hop", "3hops"])
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    sc: Scenario = request.param
+    result = run_scenario(sc.toml, tmp_path_factory.mktemp(sc.toml.removesuffix(".toml")))
+    result["sc"] = sc
+    return result
 
 
 def on_air(run: dict[str, Any], lengths: tuple[int, ...]) -> dict[int, tuple[str, int, int, int]]:
@@ -73,15 +101,16 @@ def region_of(run: dict[str, Any], node: str, t: int) -> int:
     pin = edges(run, node, "region")
     rises = [a for a, v in pin if v == 1]
     t0 = max(a for a in rises if a <= t)
-    assert t - t0 < REGION_LEN_US * US, (node, t)
+    assert t - t0 < run["sc"].region_us * US, (node, t)
     return t0
 
 
 def slot_of(run: dict[str, Any], node: str, t: int) -> tuple[int, int]:
     """(slot index, slot start in ps) on `node`'s clock for a time t in its region."""
-    t1 = region_of(run, node, t) + D_US * US
-    k = (t - t1) // (SLOT_US * US)
-    return k, t1 + k * SLOT_US * US
+    sc = run["sc"]
+    t1 = region_of(run, node, t) + sc.d_us * US
+    k = (t - t1) // (sc.slot_us * US)
+    return k, t1 + k * sc.slot_us * US
 
 
 def local_to_ps(run: dict[str, Any], node: str) -> int:
@@ -112,7 +141,7 @@ def test_no_collision_on_air(run: dict[str, Any]) -> None:
         assert not any(a < e and s < b for _, a, b in bursts(run)), tx
     for tx, (sender, _, _, _) in frames.items():
         got = {e["node"] for e in run["events"] if e["event"] == "rx_ok" and e["tx"] == tx}
-        assert got == set(NODES) - {sender}, (tx, sender)  # every other node, no loss
+        assert got == run["sc"].neighbours[sender], (tx, sender)  # every neighbour, no loss
     for node in NODES:
         assert stats(run["consoles"][node], "mb")["rx_unexpected"] == 0, node
 
@@ -128,8 +157,9 @@ def test_the_mode_is_known_network_wide_within_its_slot(run: dict[str, Any]) -> 
     for sender, start, _, _ in on_air(run, (PERIODIC_LEN, ALARM_LEN)).values():
         k, _ = slot_of(run, sender, start)
         me = int(sender[1:])
-        mode = 1 if SENDERS[k][1] == me else 0
-        assert SENDERS[k][mode] == me, (sender, k)
+        senders = run["sc"].senders
+        mode = 1 if senders[k][1] == me else 0
+        assert senders[k][mode] == me, (sender, k)
         modes[mode] += 1
         for n in NODES:
             assert level_at(pins[n], start) == mode, (n, sender, k, start)
@@ -139,7 +169,7 @@ def test_the_mode_is_known_network_wide_within_its_slot(run: dict[str, Any]) -> 
     for n in NODES:
         for at, v in pins[n][1:]:  # the first edge: the pin set up
             if v == 1:
-                assert any(0 < at - s < WINDOW_US * US for s in starts), (n, at)
+                assert any(0 < at - s < run["sc"].window_us * US for s in starts), (n, at)
 
 
 def sent_frames(run: dict[str, Any], node: str, length: int) -> list[int]:
@@ -149,7 +179,8 @@ def sent_frames(run: dict[str, Any], node: str, length: int) -> list[int]:
 def test_an_alarm_owner_always_gets_its_slot(run: dict[str, Any]) -> None:
     """Deterministic guarantee: in each of its mode-1 slots an owner with an
     alarm queued sends one, at its first try (nobody else can take the
-    slot), and an alarm queued alone reaches every node within ALARM_BOUND_US."""
+    slot), and an alarm queued alone reaches every neighbour within the bound."""
+    sc = run["sc"]
     worst = 0
     for node in NODES[1:]:
         me = int(node[1:])
@@ -165,11 +196,12 @@ def test_an_alarm_owner_always_gets_its_slot(run: dict[str, Any]) -> None:
         queued = sorted(at * US + local_to_ps(run, node) for at in enq.values())
         assert all(e < s for e, s in zip(queued, sent)), node
         rises = [a for a, v in edges(run, node, "region") if v == 1]
-        own = [t0 + (D_US + k * SLOT_US + LEAD_US) * US for t0 in rises for k, (_, m1) in enumerate(SENDERS) if m1 == me]
+        own = [t0 + (sc.d_us + k * sc.slot_us + sc.lead_us) * US
+               for t0 in rises for k, (_, m1) in enumerate(sc.senders) if m1 == me]
         used = 0
         for sig in own:
             backlog = sum(1 for e in queued if e < sig - 500 * US) - sum(1 for s in sent if s < sig - 500 * US)
-            in_slot = [s for s in sent if sig - 500 * US <= s < sig + SLOT_US * US]
+            in_slot = [s for s in sent if sig - 500 * US <= s < sig + sc.slot_us * US]
             if backlog > 0:
                 assert len(in_slot) == 1, (node, sig)
                 used += 1
@@ -179,10 +211,10 @@ def test_an_alarm_owner_always_gets_its_slot(run: dict[str, Any]) -> None:
                 continue  # queued behind another alarm: the slot rule above covers it
             rx = [ev["t_ps"] for ev in run["events"] if ev["event"] == "rx_ok" and ev["node"] != node
                   and ev.get("len") == ALARM_LEN and ev["from"] == me and start < ev["t_ps"] < start + 2000 * US]  # fmt: skip
-            assert len(rx) == 3, (node, start)
+            assert len(rx) == len(sc.neighbours[node]), (node, start)
             worst = max(worst, max(rx) - e)
-    print(f"largest alarm delay, enqueue to the last reception: {worst / US:.0f} us (bound {ALARM_BOUND_US} us)")
-    assert worst <= ALARM_BOUND_US * US
+    print(f"largest alarm delay, enqueue to the last reception: {worst / US:.0f} us (bound {sc.alarm_bound_us} us)")
+    assert worst <= sc.alarm_bound_us * US
 
 
 def test_lower_modes_use_slots_the_owner_leaves(run: dict[str, Any]) -> None:
@@ -204,18 +236,38 @@ def test_lower_modes_use_slots_the_owner_leaves(run: dict[str, Any]) -> None:
     assert lost > 0  # alarms did take slots from periodic senders
 
 
+def in_bbs_phase(run: dict[str, Any], windows: list[tuple[int, int]], t: int) -> bool:
+    """With BBS, a burst of its sync phase: the 6 ms opening the macro slot,
+    which ends 4 ms before the region 10 ms into it."""
+    return run["sc"] is THREE_HOPS and any(4_000 * US <= a - t <= 10_000 * US for a, _ in windows)
+
+
 def test_radio_off_outside_the_regions(run: dict[str, Any]) -> None:
-    """Every transmission (frames and bursts) lies inside its sender's
+    """Every transmission (frames and MB's bursts) lies inside its sender's
     region (PC0: t0..t2); synchronized, the radio is powered down but for
-    the regions, the sync phases and the wake-up margins."""
+    the regions, the sync phases and the wake-up margins. (Beacon slaves
+    listen until the master's first beacon, 1 s after its start.)"""
     for node in NODES:
         pin = edges(run, node, "region")
         windows = list(zip([a for a, v in pin if v == 1], [a for a, v in pin if v == 0][1:]))
         txs = [(s, e) for sender, s, e, _ in on_air(run, (PERIODIC_LEN, ALARM_LEN)).values() if sender == node]
-        txs += [(s, e) for sender, s, e in bursts(run) if sender == node]
+        txs += [(s, e) for sender, s, e in bursts(run) if sender == node and not in_bbs_phase(run, windows, s)]
         for s, e in txs:
             assert any(a <= s and e <= b for a, b in windows), (node, s)
+    sc = run["sc"]
+    # per second: three regions and the sync phase, each with the BCS's
+    # 1.3 ms crystal start before it
+    sync_us = 3000 if sc is ONE_HOP else 6000
+    budget_us = 3 * (sc.region_us + 1300) + sync_us + 1300
     for n in run["summary"]["nodes"]:
         ps = n["radio_ps"]
-        assert ps["power_down"] / sum(ps.values()) > 0.75, n["name"]
-        assert stats(run["consoles"][n["name"]], "bcs")["radio_offs"] >= 20, n["name"]
+        on = ps["rx"] + ps["tx"] + ps["idle"]
+        text = run["consoles"][n["name"]]
+        # BBS: a node listens until it acquired; beacons: until the first beacon
+        acq = re.findall(r"^acquired hop=\d+ t=(\d+)$", text, re.M)
+        listening = int(acq[0]) * US + local_to_ps(run, n["name"]) if acq else (0 if n["name"] == "n0" else 1_100_000 * US)
+        # + 50 ms: from cc2420_init to the first macro slot (bcs_start's lead)
+        allowed = listening + n["end_ps"] * budget_us // 1_000_000 + 50_000 * US
+        print(f"{n['name']}: radio on {on / US / 1000:.0f} ms, at most {allowed / US / 1000:.0f} ms")
+        assert on <= allowed, n["name"]
+        assert stats(text, "bcs")["radio_offs"] >= 20, n["name"]
