@@ -9,6 +9,8 @@
 
 #define ECHO_HOP_LIMIT 64
 
+const ll_addr ip_uplink = {.len = 0};
+
 void ip_node_init(ip_node *n, const ll_addr *ll, const ip6_addr *global, ip_link_send_fn send,
                   uint32_t reasm_timeout)
 {
@@ -33,20 +35,39 @@ net_status ip_node_bind(ip_node *n, uint16_t port, tern_task_id task, tern_port 
     return NET_ENOPORT;
 }
 
-net_status ip_node_route(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop)
+net_status ip_node_route_prefix(ip_node *n, const ip6_addr *dst, uint8_t prefix_len, const ll_addr *next_hop)
 {
-    if (n->n_routes == IP_NODE_ROUTES)
+    if (n->n_routes == IP_NODE_ROUTES || prefix_len > 128)
         return NET_ETOOBIG;
-    n->routes[n->n_routes++] = (ip_route){.dst = *dst, .next_hop = *next_hop};
+    n->routes[n->n_routes++] = (ip_route){.dst = *dst, .prefix_len = prefix_len, .next_hop = *next_hop};
     return NET_OK;
 }
 
+net_status ip_node_route(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop)
+{
+    return ip_node_route_prefix(n, dst, 128, next_hop);
+}
+
+void ip_node_set_uplink(ip_node *n, ip_uplink_send_fn send) { n->uplink_send = send; }
+
+static bool prefix_matches(const ip6_addr *a, const ip6_addr *prefix, uint8_t bits)
+{
+    uint8_t whole = bits / 8, rest = bits % 8;
+    if (memcmp(a->b, prefix->b, whole) != 0)
+        return false;
+    return rest == 0 || ((a->b[whole] ^ prefix->b[whole]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/* The longest matching prefix's next hop. */
 static const ll_addr *route_to(const ip_node *n, const ip6_addr *dst)
 {
-    for (uint8_t i = 0; i < n->n_routes; i++)
-        if (ip6_equal(&n->routes[i].dst, dst))
-            return &n->routes[i].next_hop;
-    return NULL;
+    const ip_route *best = NULL;
+    for (uint8_t i = 0; i < n->n_routes; i++) {
+        const ip_route *r = &n->routes[i];
+        if (prefix_matches(dst, &r->dst, r->prefix_len) && (!best || r->prefix_len > best->prefix_len))
+            best = r;
+    }
+    return best ? &best->next_hop : NULL;
 }
 
 /* The neighbour a link-local address with a short-address IID names. */
@@ -89,8 +110,16 @@ static void next_frame(ip_node *n)
  * a data frame with PAN id compression and short addresses (9) and the FCS. */
 #define LOWPAN_FRAME_CAP (127 - 9 - 2)
 
+/* The datagram in n->tx out to next_hop: over the uplink at once, or cut
+ * into frames for the link. */
 static net_status send_datagram(ip_node *n, size_t len, const ll_addr *next_hop)
 {
+    if (next_hop->len == 0) {
+        net_status s = n->uplink_send ? n->uplink_send(n->tx, len, n->tx[7]) : NET_ENOROUTE;
+        if (s != NET_OK)
+            n->count.link_failures++;
+        return s;
+    }
     n->sending = true;
     lowpan_fragment_start(&n->frag, n->tx, len, &n->ll, next_hop, ++n->tag, LOWPAN_FRAME_CAP);
     next_frame(n);
@@ -182,8 +211,12 @@ static void deliver_udp(ip_node *n, const uint8_t *ip, size_t len)
     drop(n, NET_ENOPORT);
 }
 
-static void answer_echo(ip_node *n, const uint8_t *ip, size_t len, const ll_addr *to)
+/* to: the neighbour the request came from; NULL (from the uplink): the
+ * route back to its source. */
+static void answer_echo(ip_node *n, const uint8_t *ip, size_t len, const ip6_header *h, const ll_addr *to)
 {
+    if (!to && !(to = route_to(n, &h->src)))
+        return drop(n, NET_ENOROUTE);
     if (n->sending)
         return drop(n, NET_EBUSY); /* one datagram at a time: the request goes unanswered, counted */
     net_status why;
@@ -204,6 +237,12 @@ static void forward(ip_node *n, const uint8_t *ip, size_t len, const ip6_header 
     const ll_addr *next = route_to(n, &h->dst);
     if (!next)
         return drop(n, NET_ENOROUTE);
+    if (next->len == 0) { /* to the uplink: straight from where it lies */
+        if (!n->uplink_send || n->uplink_send(ip, len, (uint8_t)(h->hop_limit - 1)) != NET_OK)
+            return drop(n, NET_ENOROUTE);
+        n->count.forwarded++;
+        return;
+    }
     if (n->sending)
         return drop(n, NET_EBUSY); /* one datagram out at a time: counted */
     if (len > sizeof n->tx)
@@ -212,6 +251,23 @@ static void forward(ip_node *n, const uint8_t *ip, size_t len, const ip6_header 
     n->tx[7] = (uint8_t)(h->hop_limit - 1);
     n->count.forwarded++;
     send_datagram(n, len, next);
+}
+
+/* A whole datagram, from the neighbour src (NULL: from the uplink). */
+static void ip_input(ip_node *n, const uint8_t *ip, size_t len, const ll_addr *src)
+{
+    ip6_header h;
+    net_status s = ip6_read_header(ip, len, &h);
+    if (s != NET_OK)
+        return drop(n, s);
+    if (!is_ours(n, &h.dst))
+        return forward(n, ip, len, &h);
+    if (h.next_header == IP6_NEXT_UDP)
+        deliver_udp(n, ip, len);
+    else if (h.next_header == IP6_NEXT_ICMP6)
+        answer_echo(n, ip, len, &h, src);
+    else
+        drop(n, NET_EUNSUPPORTED);
 }
 
 void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr *src,
@@ -223,16 +279,7 @@ void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr
     size_t ip_len;
     if (lowpan_reasm_input(&n->reasm, payload, len, src, dst, now, &ip, &ip_len) != NET_OK || !ip)
         return; /* refused (counted in n->reasm.count) or waiting for fragments */
-    ip6_header h;
-    net_status s = ip6_read_header(ip, ip_len, &h);
-    if (s != NET_OK)
-        return drop(n, s);
-    if (!is_ours(n, &h.dst))
-        return forward(n, ip, ip_len, &h);
-    if (h.next_header == IP6_NEXT_UDP)
-        deliver_udp(n, ip, ip_len);
-    else if (h.next_header == IP6_NEXT_ICMP6)
-        answer_echo(n, ip, ip_len, src);
-    else
-        drop(n, NET_EUNSUPPORTED);
+    ip_input(n, ip, ip_len, src);
 }
+
+void ip_node_input_ip(ip_node *n, const uint8_t *ip, size_t len) { ip_input(n, ip, len, NULL); }

@@ -29,6 +29,11 @@
  * NET_OK: under way, ip_node_link_done follows. */
 typedef net_status (*ip_link_send_fn)(const uint8_t *payload, uint8_t len, const ll_addr *dst);
 
+/* A second interface that carries whole IPv6 datagrams (a border router's
+ * SLIP line): sends ip[0..len) at once, with byte 7 (the hop limit) sent as
+ * hop_limit, so that a forwarded datagram needs no copy. */
+typedef net_status (*ip_uplink_send_fn)(const uint8_t *ip, size_t len, uint8_t hop_limit);
+
 /* The payload of a received-datagram message. */
 typedef struct {
     ip6_addr src;
@@ -37,11 +42,16 @@ typedef struct {
     uint8_t data[];
 } ip_udp_rx;
 
-/* Route-over forwarding: datagrams to dst go to the neighbour next_hop. */
+/* Route-over forwarding: datagrams to dst (its first prefix_len bits) go
+ * to the neighbour next_hop; a next_hop of length 0 is the uplink. */
 typedef struct {
     ip6_addr dst;
+    uint8_t prefix_len;
     ll_addr next_hop;
 } ip_route;
+
+/* The next_hop of a route to the uplink. */
+extern const ll_addr ip_uplink;
 
 typedef struct {
     uint32_t sent, received;          /* datagrams */
@@ -57,6 +67,7 @@ typedef struct {
     ll_addr ll;
     ip6_addr link_local, global; /* global all zero: none */
     ip_link_send_fn link_send;
+    ip_uplink_send_fn uplink_send; /* NULL: none */
     lowpan_reasm reasm;
     struct {
         uint16_t port;
@@ -82,6 +93,11 @@ net_status ip_node_bind(ip_node *n, uint16_t port, tern_task_id task, tern_port 
  * the table is full); a datagram for neither us nor a route is dropped,
  * counted NET_ENOROUTE, and one whose hop limit runs out NET_EHOPLIMIT. */
 net_status ip_node_route(ip_node *n, const ip6_addr *dst, const ll_addr *next_hop);
+/* The same for every address under dst/prefix_len; the longest matching
+ * prefix wins. next_hop &ip_uplink: the uplink (ip_node_set_uplink). */
+net_status ip_node_route_prefix(ip_node *n, const ip6_addr *dst, uint8_t prefix_len, const ll_addr *next_hop);
+/* Give the node an uplink; datagrams from it come in by ip_node_input_ip. */
+void ip_node_set_uplink(ip_node *n, ip_uplink_send_fn send);
 /* Send a UDP datagram; next_hop NULL: the route's, or for a link-local
  * destination the neighbour its address names. NET_EBUSY while the previous
  * datagram is still going out, NET_ENOROUTE with nowhere to send it. */
@@ -96,5 +112,8 @@ void ip_node_link_done(ip_node *n, bool ok);
 /* A received 6LoWPAN payload from link-layer src to dst. */
 void ip_node_input(ip_node *n, const uint8_t *payload, size_t len, const ll_addr *src,
                    const ll_addr *dst, uint32_t now);
+/* A whole IPv6 datagram from the uplink: ours is delivered (an echo request
+ * answered along the route back), anything else forwarded. */
+void ip_node_input_ip(ip_node *n, const uint8_t *ip, size_t len);
 
 #endif
