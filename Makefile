@@ -14,7 +14,7 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm \
 	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev tshark \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev iputils-ping
 
 .PHONY: setup apt venv run test test-host test-fuzz fuzz test-tools test-harness test-sim test-target bench clean
 

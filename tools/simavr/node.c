@@ -20,6 +20,7 @@
 #include "avr_load.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
+#include "tun.h"
 
 static void *must(void *p)
 {
@@ -248,7 +249,10 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
 	struct sim_node *n = param;
-	fputc((int)(value & 0xff), n->console);
+	if (n->tun)
+		tun_uart_out(n->tun, (uint8_t)value);
+	else
+		fputc((int)(value & 0xff), n->console);
 }
 
 static void exit_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)

@@ -55,6 +55,7 @@ static inline double sim_uniform(uint64_t *state)
 struct sim_node;
 struct cc2420;
 struct bus_port;
+struct tun;
 
 /* --- the node's own event queue -------------------------------------------
  * Devices schedule callbacks at exact global times; the queue keeps one
@@ -176,6 +177,7 @@ struct sim_node {
 	struct log_buf log;
 	struct cc2420 *radio;
 	struct bus_port *bus_port;	/* processor bus, if the node is on one */
+	struct tun *tun;		/* USART0 bridged to a host TUN interface (tun.c), or NULL */
 
 	/* accounting */
 	uint64_t sleep_cycles;

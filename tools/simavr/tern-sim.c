@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +36,16 @@
 #include "stimulus.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
+#include "tun.h"
 
-enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105 };
+enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105, EXIT_TUN = 106 };
 
 #define SHORT_WINDOW_PS (16 * PS_PER_US)
 #define LONG_WINDOW_PS (192 * PS_PER_US)
 #define PROBES_MAX 256
 #define BUSES_MAX 64
 #define STIMULI_MAX 256
+#define TUNS_MAX 8
 /* The longest time a config may give in microseconds: in picoseconds it
  * must fit a sim_ps (2^64 ps is 1.8e13 us, 213 days), or the conversion
  * is undefined (fuzz_simcfg: duration_us=20000002000000). */
@@ -80,6 +83,9 @@ struct config {
 	size_t n_stimuli;
 	struct bus *buses[BUSES_MAX];
 	size_t n_buses;
+	struct tun_config tun_cfg[TUNS_MAX];
+	uint32_t tun_node[TUNS_MAX];
+	size_t n_tuns;
 	/* per node: its bus and the pin the bus interrupts on */
 	struct node_bus {
 		int bus;	/* index into buses, -1: none */
@@ -320,6 +326,24 @@ static void parse_line(struct config *c, char *line)
 			config_error("kind=%s: must be periodic or poisson", kind);
 		}
 		c->n_stimuli++;
+	} else if (strcmp(word, "tun") == 0) {
+		if (c->n_tuns == TUNS_MAX)
+			config_error("more than %d tun lines", TUNS_MAX);
+		struct tun_config *t = &c->tun_cfg[c->n_tuns];
+		uint32_t node = node_index(c, take(kv, n, "node", true));
+		for (size_t i = 0; i < c->n_tuns; i++)
+			if (c->tun_node[i] == node)
+				config_error("node=%s: a second tun for that node", c->nodes[node]->name);
+		const char *name = take(kv, n, "name", true);
+		if (!*name || strlen(name) >= sizeof t->ifname || strchr(name, '/'))
+			config_error("name=%s: an interface name of 1..%zu characters", name, sizeof t->ifname - 1);
+		strcpy(t->ifname, name);
+		const char *host = take(kv, n, "host", true), *route = take(kv, n, "route", true);
+		if (tun_parse_prefix(host, &t->host, &t->host_len) != 0)
+			config_error("host=%s: an IPv6 address with its prefix length, e.g. 2001:db8:1::1/64", host);
+		if (tun_parse_prefix(route, &t->route, &t->route_len) != 0)
+			config_error("route=%s: an IPv6 prefix, e.g. 2001:db8::/64", route);
+		c->tun_node[c->n_tuns++] = node;
 	} else if (strcmp(word, "pin") == 0) {
 		if (c->n_probes == PROBES_MAX)
 			config_error("more than %d pins", PROBES_MAX);
@@ -512,6 +536,16 @@ static void pool_stop(struct pool *p)
 
 /* --- main ------------------------------------------------------------------------ */
 
+/* With a TUN the run lasts until the scenario's duration or a SIGINT or
+ * SIGTERM, which ends it as the duration would: outputs written. */
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
 /* simavr logs an invalid opcode and carries on; for a kernel that is a wild
  * jump, so the node counts as crashed. Other messages: errors only. */
 static void logger(avr_t *avr, const int level, const char *fmt, va_list ap)
@@ -606,6 +640,8 @@ static void write_summary(FILE *f, sim_ps end)
 			fprintf(f, ",\n   \"bus\": {\"frames_sent\": %" PRIu64 ", \"frames_received\": %" PRIu64
 				", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"waited_ps\": %" PRIu64 "}",
 				bc->frames_sent, bc->frames_received, bc->bytes_sent, bc->refused, bc->waited_ps);
+		if (n->tun)
+			tun_summary(n->tun, f);
 		fprintf(f, ",\n   \"energy_mj\": {\"cpu\": %.6f, \"radio\": %.6f, \"total\": %.6f}}", cpu_mj,
 			radio_mj, cpu_mj + radio_mj);
 	}
@@ -673,6 +709,20 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	struct tun *tuns[TUNS_MAX];
+	for (size_t i = 0; i < cfg.n_tuns; i++) {
+		char err[512];
+		tuns[i] = tun_attach(cfg.nodes[cfg.tun_node[i]], &cfg.tun_cfg[i], err, sizeof err);
+		if (!tuns[i]) {
+			fprintf(stderr, "tern-sim: node %s: %s\n", cfg.nodes[cfg.tun_node[i]]->name, err);
+			return EXIT_TUN;
+		}
+	}
+	if (cfg.n_tuns) {
+		struct sigaction sa = { .sa_handler = request_stop };	/* no SA_RESTART: ppoll returns */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	for (size_t i = 0; i < cfg.n_probes; i++) {
 		struct probe_cfg *p = &cfg.probes[i];
 		if (node_probe_pin(cfg.nodes[p->node], p->port, p->bit, p->label) != 0) {
@@ -692,7 +742,8 @@ int main(int argc, char **argv)
 	struct pool pool = { 0 };
 	pool_start(&pool, cfg.threads);
 
-	const double wall_deadline = cfg.max_wall_s > 0 ? wall_seconds() + cfg.max_wall_s : 0;
+	const double wall0 = wall_seconds();
+	const double wall_deadline = cfg.max_wall_s > 0 ? wall0 + cfg.max_wall_s : 0;
 	int code = EXIT_OK;
 	sim_ps now = 0;
 	sim_ps *wake = calloc(cfg.n_nodes, sizeof *wake);
@@ -706,7 +757,7 @@ int main(int argc, char **argv)
 		cfg.nodes[i]->wake = &wake[i];
 		gather(&cfg.nodes[i]->log, 0);	/* pin levels set up at reset */
 	}
-	for (uint64_t windows = 0; now < cfg.duration && alive; windows++) {
+	for (uint64_t windows = 0; now < cfg.duration && alive && !stop_requested; windows++) {
 		sim_ps window = medium_busy(medium) ? SHORT_WINDOW_PS : LONG_WINDOW_PS;
 		for (size_t b = 0; b < cfg.n_buses; b++)
 			if (bus_config(cfg.buses[b])->latency_ps < window)
@@ -746,8 +797,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < cfg.n_nodes; i++)
 			if (wake[i] < next)
 				next = wake[i];
-		if (next > now)
-			now = next < cfg.duration ? next : cfg.duration;
+		sim_ps target = next > now ? (next < cfg.duration ? next : cfg.duration) : now;
+		/* With the host in the loop, never ahead of wall-clock time; a
+		 * datagram from the host may end the jump early (tun.h). */
+		now = cfg.n_tuns ? tun_wait(tuns, cfg.n_tuns, now, target, wall0) : target;
 		if (wall_deadline && windows % 4096 == 0 && wall_seconds() > wall_deadline) {
 			fprintf(stderr, "tern-sim: error: wall-time limit of %g s reached at %.6f s simulated\n",
 				cfg.max_wall_s, now / 1e12);
@@ -772,6 +825,8 @@ int main(int argc, char **argv)
 	 * and closing the oldest of 10,000 first walks it 10,000 times */
 	for (size_t i = cfg.n_nodes; i-- > 0;)
 		fclose(cfg.nodes[i]->console);
+	if (stop_requested)
+		fprintf(stderr, "tern-sim: stopped by a signal at %.6f s simulated\n", now / 1e12);
 	for (size_t i = 0; i < cfg.n_nodes; i++) {
 		struct sim_node *n = cfg.nodes[i];
 		if (n->status == NODE_CRASHED)

@@ -18,6 +18,7 @@ goes through the same checks.
 from __future__ import annotations
 
 import bisect
+import ipaddress
 import json
 import math
 import re
@@ -53,7 +54,11 @@ APP_DIRS = ("apps", "tests/target/apps", "bench")
 SIM_KEYS = ("duration", "seed", "channel", "threads")
 MEDIUM_KEYS = ("model", "tx_range", "interference_range", "success_tx", "success_rx", "capture_threshold_db")
 UDGM_KEYS = ("tx_range", "interference_range", "success_tx", "success_rx")
-NODE_KEYS = ("name", "board", "app", "image", "model", "position", "ppm", "bus", "bus_irq")
+NODE_KEYS = ("name", "board", "app", "image", "model", "position", "ppm", "bus", "bus_irq", "tun", "tun_host",
+             "tun_route")
+IFNAME = re.compile(r"[A-Za-z0-9_.-]{1,15}")  # a Linux interface name
+DEFAULT_TUN_HOST = "2001:db8:1::1/64"
+DEFAULT_TUN_ROUTE = "2001:db8::/64"
 BUS_KEYS = ("name", "throughput", "slot_us", "latency_us", "rx_frames")
 BUS_FRAME_MAX = 64  # payload bytes of a bus frame (tern_simavr_abi.h)
 MAX_BUS_PROCESSORS = 254
@@ -93,6 +98,15 @@ class Medium:
 
 
 @dataclass(frozen=True)
+class Tun:
+    """A node's USART0 bridged to a host TUN interface (docs/net.md, "Border router")."""
+
+    name: str  # the interface, e.g. tern0
+    host: str = DEFAULT_TUN_HOST  # the host's address on it, with the prefix length
+    route: str = DEFAULT_TUN_ROUTE  # the simulated network's prefix, routed into it
+
+
+@dataclass(frozen=True)
 class Node:
     """One simulated core. Exactly one of app and image is set; image is absolute."""
 
@@ -105,6 +119,7 @@ class Node:
     ppm: float
     bus: str | None = None  # the processor bus it is attached to (a multi-processor node)
     bus_irq: str | None = None  # the pin the bus's receive interrupt drives, e.g. "E4"
+    tun: Tun | None = None
 
     @property
     def has_radio(self) -> bool:
@@ -689,8 +704,40 @@ def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None,
         ppm = c.number(table, p + ("ppm",), default=0.0, low=-PPM_LIMIT, high=PPM_LIMIT)
         bus, bus_irq = _node_bus(c, table, p, board, buses)
         nodes.append(Node(name=name, board=board, model=model, app=app, image=image, position=position, ppm=ppm,
-                          bus=bus, bus_irq=bus_irq))
+                          bus=bus, bus_irq=bus_irq, tun=_node_tun(c, table, p)))
+    if sum(n.tun is not None for n in nodes) > MAX_TUNS:
+        raise c.fail(("node",), f"more than {MAX_TUNS} nodes with a tun")
+    tuns = [n.tun.name for n in nodes if n.tun is not None]
+    if len(set(tuns)) != len(tuns):
+        raise c.fail(("node",), "two nodes name the same tun interface")
     return tuple(nodes)
+
+
+MAX_TUNS = 8  # tern-sim.c's TUNS_MAX
+
+
+def _node_tun(c: _Checker, table: Mapping[str, Any], p: KeyPath) -> Tun | None:
+    if "tun" not in table:
+        for key in ("tun_host", "tun_route"):
+            if key in table:
+                raise c.fail(p + (key,), "only with tun = \"NAME\" (the host interface)")
+        return None
+    name = c.string(table, p + ("tun",), pattern=IFNAME, what="an interface name (1-15 letters, digits, _.-)")
+    host = c.string(table, p + ("tun_host",), default=DEFAULT_TUN_HOST, what="an IPv6 address/prefix length")
+    route = c.string(table, p + ("tun_route",), default=DEFAULT_TUN_ROUTE, what="an IPv6 prefix")
+    try:
+        if "/" not in host:
+            raise ValueError("no prefix length")
+        ipaddress.IPv6Interface(host)
+    except ValueError as exc:
+        raise c.fail(p + ("tun_host",), f"must be an IPv6 address with its prefix length, e.g. "
+                     f"{show(DEFAULT_TUN_HOST)}, not {show(host)} ({exc})") from None  # fmt: skip
+    try:
+        ipaddress.IPv6Network(route)
+    except ValueError as exc:
+        raise c.fail(p + ("tun_route",), f"must be an IPv6 prefix, e.g. {show(DEFAULT_TUN_ROUTE)}, not "
+                     f"{show(route)} ({exc})") from None  # fmt: skip
+    return Tun(name=name, host=host, route=route)
 
 
 def _links(c: _Checker, doc: Mapping[str, Any], medium: Medium, nodes: Sequence[Node]) -> tuple[Link, ...]:

@@ -32,6 +32,7 @@ SIM_CODES: dict[int, str] = {
     100: "tern-sim refused the config or its command line",
     101: "tern-sim could not load an image",
     105: "tern-sim reached its wall-time limit",
+    106: "tern-sim could not create or set up a TUN interface",
 }
 
 
@@ -85,6 +86,9 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
         lines.append(f"node name={node.name} elf={_value(node_image(node, images))} "
                      f"mcu={node.board.mcu or 'atmega128'} freq_hz={node.board.cpu_hz} ppm={_num(node.ppm)} "
                      f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}{on_bus}")  # fmt: skip
+    for node in scenario.nodes:
+        if node.tun is not None:
+            lines.append(f"tun node={node.name} name={node.tun.name} host={node.tun.host} route={node.tun.route}")
     for link in scenario.links:
         lines.append(f"link from={link.src} to={link.dst} prr={_num(link.prr)} rssi_dbm={_num(link.rssi_dbm)}")
     for pin in scenario.pins:
@@ -376,10 +380,17 @@ def run(
         (out_dir / stale).unlink(missing_ok=True)
     config = write_config(scenario, out_dir, images, max_wall_s=max_wall_s)
     started = time.monotonic()
+    # With a TUN the run ends at Ctrl-C: tern-sim gets it too and finishes
+    # its outputs, so Python waits for it instead of killing it.
+    tun = any(n.tun is not None for n in scenario.nodes)
+    previous = signal.signal(signal.SIGINT, lambda _sig, _frame: None) if tun else None
     try:
         proc = subprocess.run([str(binary), str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     except OSError as exc:
         raise TernError(f"cannot run {binary}: {exc.strerror}") from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     wall = time.monotonic() - started
     if proc.stdout and log is not None:
         log.write(proc.stdout.decode("utf-8", "replace"))

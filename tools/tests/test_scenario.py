@@ -209,7 +209,11 @@ BAD += [
      'field medium.tx_range: applies to model "udgm" only'),
     ("no-nodes", HEAD, "no [[node]] table"),
     ("node-as-table", HEAD + '[node]  # <-\nname = "a"\n', "field node: must be an array of tables [[node]], not a single table [node]"),
-    ("node-unknown", HEAD + NODE + 'count = 3  # <-\n', "field node[0].count: unknown key (known: name, board, app, image, model, position, ppm, bus, bus_irq)"),
+    ("node-unknown", HEAD + NODE + 'count = 3  # <-\n', "field node[0].count: unknown key (known: name, board, app, image, model, position, ppm, bus, bus_irq, tun, tun_host, tun_route)"),
+    ("tun-name", HEAD + NODE + 'tun = "a b"  # <-\n', "field node[0].tun: must be an interface name (1-15 letters, digits, _.-), not 'a b'"),
+    ("tun-host", HEAD + NODE + 'tun = "tern0"\ntun_host = "2001:db8:1::1"  # <-\n', "field node[0].tun_host: must be an IPv6 address with its prefix length"),
+    ("tun-route", HEAD + NODE + 'tun = "tern0"\ntun_route = "2001:db8::1/64"  # <-\n', "field node[0].tun_route: must be an IPv6 prefix"),
+    ("tun-alone", HEAD + NODE + 'tun_route = "2001:db8::/64"  # <-\n', "field node[0].tun_route: only with tun = \"NAME\""),
     ("name-missing", HEAD + '[[node]]  # <-\napp = "radio"\n', "field node[0].name: is required"),
     ("name-chars", HEAD + '[[node]]\nname = "a b"  # <-\napp = "radio"\n', "field node[0].name: must be a name of letters, digits, _ and -, not 'a b'"),
     ("name-duplicate", HEAD + NODE + '[[node]]\nname = "a"  # <-\napp = "radio"\nposition = [1, 1]\n',
@@ -305,6 +309,15 @@ def test_a_stimulus_reaches_the_config(tmp_path: Path, root: Path) -> None:
     s = load_scenario(write(tmp_path, text), root=root)
     config = config_text(s, tmp_path / "out", {"a": Path("/a.elf")})
     assert "stimulus node=a pin=E5 kind=poisson start_us=0 rate_hz=255 width_us=5 count=0" in config.splitlines()
+
+
+def test_a_tun_reaches_the_config_after_its_node(tmp_path: Path, root: Path) -> None:
+    from terntools.sim import config_text
+
+    s = load_scenario(write(tmp_path, HEAD + NODE + 'tun = "tern0"\ntun_route = "2001:db8:5::/48"\n'), root=root)
+    lines = config_text(s, tmp_path / "out", {"a": Path("/a.elf")}).splitlines()
+    tun = lines.index("tun node=a name=tern0 host=2001:db8:1::1/64 route=2001:db8:5::/48")
+    assert tun > next(i for i, line in enumerate(lines) if line.startswith("node name=a "))
 
 
 def test_a_bus_and_its_processors_reach_the_config(tmp_path: Path, root: Path) -> None:
