@@ -166,8 +166,8 @@ mb_status mb_init(const mb_config *c, const bcs_config *bcs, mb_error *err)
     tk.off = bcs_us_to_ticks(d);
     /* a listener: from bit start - d to the latest relay's start + CCA */
     tk.listen = bcs_us_to_ticks(2 * d + (c->n_hops - 1u) * t1.hop_us + BB_CCA_US + MB_SLOP_US);
-    /* a heard burst is relayed only if the relay starts within the chain's
-     * budget: n_hops - 1 relays after the latest initiator */
+    /* a relay must start within the chain's budget: n_hops - 1 relays
+     * after the latest initiator */
     tk.hop_budget = bcs_us_to_ticks(d + (c->n_hops - 1u) * t1.hop_us);
     tk.relay = bcs_us_to_ticks(MB_RELAY_US);
     tk.burst = bcs_us_to_ticks(MB_BURST_US);
@@ -278,9 +278,9 @@ static bit_result signal_bit(uint32_t start, bool mine)
     uint32_t at;
     if (!bb_detect(start - tk.off + tk.listen, &at))
         return BIT_0;
-    /* Relay it unless it came so late that its relay would leave the
-     * window's budget (then every node within reach heard it already). */
-    if (cfg->n_hops > 1 && (int32_t)(at - (start + tk.hop_budget)) < 0) {
+    /* Relay it unless the relay would start after the window's budget for
+     * n_hops - 1 relays (then n_hops hops have heard it already). */
+    if (cfg->n_hops > 1 && (int32_t)(at + tk.relay - (start + tk.hop_budget)) <= 0) {
         if (bb_send(at + tk.relay, tk.burst, &late))
             counters.relayed++;
         else if (late)
