@@ -197,6 +197,7 @@ class SimResult:
     wall_s: float = 0.0
     traces: tuple[tuple[str, Path], ...] = ()  # (node, out/trace/<node>.jsonl) for nodes that traced
     notes: tuple[str, ...] = ()
+    end_ps: int | None = None  # where the run ended: before duration_ps when stopped (a TUN run's Ctrl-C)
 
     @property
     def crashed(self) -> list[NodeResult]:
@@ -283,6 +284,7 @@ def load_summary(path: Path, out_dir: Path | None = None, config: Path | None = 
         config=config or out_dir / CONFIG_NAME,
         seed=_get(doc, "seed", int, where),
         duration_ps=_get(doc, "duration_ps", int, where),
+        end_ps=_get(doc, "end_ps", int, where) if "end_ps" in doc else None,
         threads=_get(doc, "threads", int, where) if "threads" in doc else threads,
         nodes=tuple(_node_result(n, f"{where}: nodes[{i}]") for i, n in enumerate(nodes)),
     )
@@ -410,6 +412,7 @@ def run(
     nodes = tuple(replace(n, crash=reasons.get(n.name)) if n in unexplained else n for n in result.nodes)
     traces, notes = decode_traces(out_dir, expected)
     return SimResult(out_dir=out_dir, config=config, seed=result.seed, duration_ps=result.duration_ps,
+                     end_ps=result.end_ps,
                      threads=result.threads, nodes=nodes, wall_s=wall, traces=tuple(traces),
                      notes=tuple(notes))  # fmt: skip
 
@@ -432,7 +435,7 @@ def format_summary(result: SimResult) -> str:
             cells += [f"{v:>6}" if v is not None else f"{'-':>6}" for v in (n.bus_frames_sent, n.bus_frames_received)]
         rows.append(f"{n.name:{width}} " + " ".join(cells) +
                     f" {n.asleep_percent:>9.2f} {n.energy_total_mj:>10.3f}  {status}")  # fmt: skip
-    seconds = result.duration_ps / 1e12
+    seconds = (result.end_ps if result.end_ps is not None else result.duration_ps) / 1e12
     rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.2f} s, seed {result.seed}, "
                 f"{result.threads} thread{'s' if result.threads != 1 else ''}; outputs in {result.out_dir}")  # fmt: skip
     return "\n".join(rows) + "\n"
