@@ -68,21 +68,22 @@ uint16_t slip_rx_byte(slip_rx *r, uint8_t b)
     return 0;
 }
 
-size_t slip_write(const uint8_t *p, size_t len, size_t patch_at, uint8_t patch, void (*put)(uint8_t))
+size_t slip_write(const uint8_t *p, size_t len, size_t patch_at, uint8_t patch, void (*put)(void *ctx, uint8_t b),
+                  void *ctx)
 {
     size_t n = 2;
-    put(SLIP_END);
+    put(ctx, SLIP_END);
     for (size_t i = 0; i < len; i++) {
         uint8_t b = i == patch_at ? patch : p[i];
         if (b == SLIP_END || b == SLIP_ESC) {
-            put(SLIP_ESC);
+            put(ctx, SLIP_ESC);
             b = b == SLIP_END ? SLIP_ESC_END : SLIP_ESC_ESC;
             n++;
         }
-        put(b);
+        put(ctx, b);
         n++;
     }
-    put(SLIP_END);
+    put(ctx, SLIP_END);
     return n;
 }
 
@@ -132,10 +133,14 @@ ISR(USART0_RX_vect)
     tern_isr_exit();
 }
 
-static void uart_put(uint8_t b) { port_putc((char)b); }
+static void uart_put(void *ctx, uint8_t b)
+{
+    (void)ctx;
+    port_putc((char)b);
+}
 
 void slip_uart_send(const uint8_t *p, size_t len, size_t patch_at, uint8_t patch)
 {
-    slip_write(p, len, patch_at, patch, uart_put);
+    slip_write(p, len, patch_at, patch, uart_put, NULL);
 }
 #endif

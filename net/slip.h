@@ -52,10 +52,11 @@ uint16_t slip_rx_byte(slip_rx *r, uint8_t b);
  * and skip to the next END. */
 void slip_rx_drop(slip_rx *r, slip_drop why);
 
-/* One frame out through put: END, the bytes escaped, END. Byte `patch_at`
- * (when < len) is sent as `patch` instead: the hop limit of a datagram
- * forwarded without a copy. The number of bytes put. */
-size_t slip_write(const uint8_t *p, size_t len, size_t patch_at, uint8_t patch, void (*put)(uint8_t));
+/* One frame out through put(ctx, byte): END, the bytes escaped, END. Byte
+ * `patch_at` (when < len) is sent as `patch` instead: the hop limit of a
+ * datagram forwarded without a copy. The number of bytes put. */
+size_t slip_write(const uint8_t *p, size_t len, size_t patch_at, uint8_t patch, void (*put)(void *ctx, uint8_t b),
+                  void *ctx);
 
 #ifdef __AVR__
 #include "tern/types.h"

@@ -21,8 +21,9 @@
 static uint8_t line[4096];
 static size_t line_len;
 
-static void put(uint8_t b)
+static void put(void *ctx, uint8_t b)
 {
+    (void)ctx;
     assert_true(line_len < sizeof line);
     line[line_len++] = b;
 }
@@ -30,7 +31,7 @@ static void put(uint8_t b)
 static size_t encode(const uint8_t *p, size_t len)
 {
     line_len = 0;
-    size_t n = slip_write(p, len, SIZE_MAX, 0, put);
+    size_t n = slip_write(p, len, SIZE_MAX, 0, put, NULL);
     assert_int_equal(n, line_len);
     return n;
 }
@@ -221,7 +222,7 @@ static void patched_byte_is_sent_escaped(void **state)
     (void)state;
     const uint8_t data[] = {0x60, 0, 0, 0, 0, 0, 0, 64, 1, 2};
     line_len = 0;
-    size_t n = slip_write(data, sizeof data, 7, SLIP_END, put);
+    size_t n = slip_write(data, sizeof data, 7, SLIP_END, put, NULL);
     assert_int_equal(n, 2 + sizeof data + 1);
     uint8_t buf[16];
     slip_rx r;

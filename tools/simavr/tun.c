@@ -190,14 +190,11 @@ refused:
 
 static void feed(struct sim_node *n, sim_ps when, void *arg, uint32_t data);
 
-static void queue_put(struct tun *t, uint8_t b)
+static void queue_put(void *ctx, uint8_t b)
 {
+	struct tun *t = ctx;
 	t->queue[(t->q_head + t->q_len++) % QUEUE_BYTES] = b;
 }
-
-static struct tun *put_target;	/* slip_write's put() takes no argument; main thread only */
-
-static void put_byte(uint8_t b) { queue_put(put_target, b); }
 
 /* One datagram from the host, SLIP-encoded into the queue (whole, or
  * dropped and counted). */
@@ -212,8 +209,7 @@ static void from_host(struct tun *t, const uint8_t *p, size_t len, sim_ps at)
 		t->count.host_dropped++;
 		return;
 	}
-	put_target = t;
-	slip_write(p, len, SIZE_MAX, 0, put_byte);
+	slip_write(p, len, SIZE_MAX, 0, queue_put, t);
 	if (!t->feeding) {
 		t->feeding = true;
 		node_at(t->node, at, feed, t, 0);
