@@ -92,9 +92,11 @@ static void report(void)
     for (int i = 0; i < NET_STATUS_COUNT; i++)
         if (c->dropped[i])
             tern_printf("stats dropped node=%u reason=%d count=%u\n", node.id, i, c->dropped[i]);
-    /* painted main stack: what the network path needs of the 4 KB */
-    tern_printf("stats stack node=%u used=%lu of=%lu\n", node.id, (unsigned long)port_stack_used(),
-                (unsigned long)port_stack_size());
+    /* painted main stack and the heap: what the network path needs of the 4 KB */
+    const tern_counters *k = tern_stats();
+    tern_printf("stats memory node=%u stack_used=%lu of=%lu alloc_failures=%lu\n", node.id,
+                (unsigned long)port_stack_used(), (unsigned long)port_stack_size(),
+                (unsigned long)k->alloc_failures);
     if (node.id == 0) {
         const slip_rx *s = slip_uart_counters();
         tern_printf("stats slip frames=%lu oversize=%u bad_escape=%u uart=%u no_memory=%u no_task=%u\n",

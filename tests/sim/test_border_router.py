@@ -181,3 +181,8 @@ def test_host_pings_and_exchanges_udp_with_nodes_behind_the_border_router(
     frames, oversize, *others = (int(v) for v in slip)
     assert oversize == 1 and others == [0, 0, 0, 0], slip
     assert frames >= 10, slip  # the pings and datagrams (and the host's own multicast, refused by the IP layer)
+    for name in nodes:  # the 4 KB were enough: no heap block refused, the painted stack never used up
+        text = (out / "console" / f"{name}.txt").read_text()
+        used, size, failures = (int(v) for v in re.findall(
+            r"stats memory node=\d+ stack_used=(\d+) of=(\d+) alloc_failures=(\d+)", text)[-1])
+        assert failures == 0 and used < size, (name, used, size, failures)
