@@ -199,7 +199,7 @@ static uint32_t value_of(mux_entry *e)
         counters.prio_clipped++;
         prio = prio_max;
     }
-    uint32_t v = 1u << (cfg->prio_bits + cfg->id_bits) | (uint32_t)prio << cfg->id_bits | cfg->node_id;
+    uint32_t v = (uint32_t)1 << (cfg->prio_bits + cfg->id_bits) | (uint32_t)prio << cfg->id_bits | cfg->node_id;
     if (cfg->data_bits) {
         const uint8_t *p = e->mpdu + MUX_HDR_LEN;
         uint8_t n = (uint8_t)(e->len - MUX_HDR_LEN);
@@ -306,11 +306,9 @@ static void actp_timer(void)
         if (contending && !mine && dominant)
             contending = false; /* a higher value within the radius: withdraw */
     }
-    counters.value = seen;
-    if (seen >> (timing.n_bits - 1)) {
-        counters.busy++;
-        post_value(seen);
-    }
+    counters.value = seen; /* its start bit set: the idle rounds ended above */
+    counters.busy++;
+    post_value(seen);
     if (cur && !tx_pending) {
         if (contending) {
             counters.won++;
