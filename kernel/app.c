@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "tern/remote.h"
 
 static const tern_app_desc *current_app;
 
@@ -106,6 +107,14 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
     if (t->init_len && !t->init_data)
         return refuse(err, TERN_EINVAL, app, i, "init_data", "missing for %u bytes",
                       t->init_len);
+    if (t->module > app->n_modules)
+        return refuse(err, TERN_ERANGE, app, i, "module", "%u is unknown: n_modules is %u",
+                      t->module, app->n_modules);
+    if (app->n_modules && t->module == TERN_MODULE_THIS)
+        return refuse(err, TERN_EINVAL, app, i, "module", "missing (n_modules is %u)",
+                      app->n_modules);
+    if ((t->flags & TERN_TASK_MOVABLE) && !app->n_modules)
+        return refuse(err, TERN_EINVAL, app, i, "flags", "movable, but n_modules is 0");
     if ((t->flags & TERN_TASK_THREAD) && !sched_tasks_are_threads())
         return refuse(err, TERN_EINVAL, app, i, "flags",
                       "thread tasks are not supported by the %s model", tern_model_name);
@@ -200,20 +209,37 @@ tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err)
         return st;
     if (current_app)
         return refuse(err, TERN_ESTATE, app, -1, "app", "an application is already running");
+    /* Tasks of other modules stay there; this processor knows them through
+     * remote TCBs (remote.c). */
+    uint8_t self = TERN_MODULE_THIS;
+    if (app->n_modules) {
+        if (!msg_remote)
+            return refuse(err, TERN_ESTATE, app, -1, "n_modules", "no bus attached");
+        if (app->n_modules > msg_remote->count)
+            return refuse(err, TERN_ERANGE, app, -1, "n_modules", "%u, but the bus has %u",
+                          app->n_modules, msg_remote->count);
+        self = TERN_MODULE(msg_remote->address);
+    }
     current_app = app;
     /* Stage 1: instantiate every task, so no message can find a missing one. */
     tern_irq_state s = port_irq_save();
     for (uint8_t i = 0; i < app->n_tasks; i++) {
+        if (app->tasks[i].module != self)
+            continue;
         tern_tcb *t = &tern_tasks[app->tasks[i].id];
         memset(t, 0, sizeof *t);
         t->desc = &app->tasks[i];
         t->state = TASK_CREATED;
     }
+    if (msg_remote)
+        msg_remote->app_started(app);
     port_irq_restore(s);
     /* Stage 2: INIT for each, queued (not run here) so every INIT is posted
      * before the first handler runs. */
     for (uint8_t i = 0; i < app->n_tasks; i++) {
         const tern_task_desc *d = &app->tasks[i];
+        if (d->module != self)
+            continue;
         st = sched_send(TERN_NO_TASK, d->id, TERN_PORT_INIT, (void *)(uintptr_t)d->init_data,
                         d->init_len, 0, true);
         if (st != TERN_OK)
@@ -274,7 +300,7 @@ void app_finalize_done(tern_task_id id)
 
 const char *tern_task_name(tern_task_id id)
 {
-    if (id >= TERN_MAX_TASKS || tern_tasks[id].state == TASK_EMPTY)
-        return "?";
-    return tern_tasks[id].desc->name;
+    if (id < TERN_MAX_TASKS && tern_tasks[id].state != TASK_EMPTY)
+        return tern_tasks[id].desc->name;
+    return msg_remote ? msg_remote->task_name(id) : "?"; /* a task of another module */
 }

@@ -63,6 +63,13 @@ bool idle_once(void)
             return true;
         }
     }
+    if (msg_remote) { /* the bus may be free, or room for a received frame */
+        msg_remote->idle();
+        if (sched_has_ready()) {
+            port_irq_restore(s);
+            return true;
+        }
+    }
     tern_time now = tern_now();
     tern_time next = timer_next_deadline();
 #if defined(__AVR__)

@@ -45,6 +45,26 @@ void policy_enqueue(tern_msg **queue, tern_msg *m);
 /* May a message of priority `prio` run nested above `level` right now? */
 bool policy_preempts(uint8_t prio, int8_t level, bool from_isr);
 
+/* Remote tasks (remote.c, reached only through this pointer so that
+ * single-processor apps link none of it): NULL unless tern_remote_attach()
+ * was called and the app spans modules. */
+typedef struct {
+    /* dst is not a local task: send it over the bus (interrupts disabled). */
+    tern_status (*send)(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
+                        uint16_t len, uint8_t flags);
+    /* Post to group g: once over the bus, then to the local members. */
+    tern_status (*multicast)(tern_task_id src, const tern_group_desc *g, void *payload,
+                             uint16_t len, uint8_t flags);
+    void (*idle)(void); /* the idle loop: drain the bus queue, retry a received frame */
+    void (*app_started)(const tern_app_desc *app); /* the tasks of this module exist */
+    const char *(*task_name)(tern_task_id id);      /* a task of another module */
+    uint8_t address, count; /* this processor's bus address, processors on the bus */
+} msg_remote_ops;
+extern const msg_remote_ops *msg_remote;
+/* Post to the members of g whose bit is set in `members` (msg.c). */
+tern_status msg_post_group(tern_task_id src, const tern_group_desc *g, uint8_t members,
+                           void *payload, uint16_t len, uint8_t flags);
+
 /* Memory (slab.c, heap.c). */
 void msg_pool_init(void);
 tern_msg *msg_alloc(void);

@@ -10,6 +10,7 @@ tern_tcb tern_tasks[TERN_MAX_TASKS];
 tern_counters tern_counters_;
 uint8_t tern_isr_nesting;
 uint32_t msg_next_seq;
+const msg_remote_ops *msg_remote;
 
 void msg_reset(void)
 {
@@ -17,6 +18,7 @@ void msg_reset(void)
     memset(&tern_counters_, 0, sizeof tern_counters_);
     msg_next_seq = 0;
     tern_isr_nesting = 0;
+    msg_remote = NULL;
 }
 
 const tern_counters *tern_stats(void)
@@ -95,15 +97,18 @@ void msg_drop_held(tern_task_id id)
     t->held_tail = NULL;
 }
 
-/* A multicast copy for every member after the first, so each receiver owns
- * its own payload. */
-static tern_status post_group(tern_task_id src, const tern_group_desc *g, void *payload,
-                              uint16_t len, uint8_t flags)
+/* A multicast copy for every member but the last, so each receiver owns
+ * its own payload. Only the members in the `members` mask (remote.c: the
+ * ones on this processor). */
+tern_status msg_post_group(tern_task_id src, const tern_group_desc *g, uint8_t members,
+                           void *payload, uint16_t len, uint8_t flags)
 {
     tern_status result = TERN_OK;
     for (uint8_t i = 0; i < g->n_members; i++) {
+        if (!(members & (1u << i)))
+            continue;
         void *p = payload;
-        if ((flags & TERN_MSG_HEAP) && payload && i + 1 < g->n_members) {
+        if ((flags & TERN_MSG_HEAP) && payload && (members >> i) > 1) {
             p = heap_alloc_for(len, src);
             if (!p) {
                 msg_count_drop(g->members[i].task, TERN_DROP_NO_MEMORY);
@@ -136,8 +141,13 @@ tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t fla
         port_irq_restore(s);
         return TERN_ENOROUTE;
     }
-    if (r->kind == TERN_ROUTE_GROUP)
-        return post_group(self, app_group(r->group), payload, len, flags);
+    if (r->kind == TERN_ROUTE_GROUP) {
+        const tern_group_desc *g = app_group(r->group);
+        if (msg_remote)
+            return msg_remote->multicast(self, g, payload, len, flags);
+        return msg_post_group(self, g, (uint8_t)((1u << g->n_members) - 1), payload, len,
+                              flags);
+    }
     return sched_send(self, r->task, r->port, payload, len, flags, false);
 }
 

@@ -45,6 +45,8 @@ MSG_STEP tern_status msg_check(tern_task_id src, tern_task_id dst, tern_port por
                               void *payload, uint8_t flags)
 {
     if (dst >= TERN_MAX_TASKS || tern_tasks[dst].state == TASK_EMPTY) {
+        if (msg_remote) /* perhaps on another processor: msg_send asks remote.c */
+            return TERN_STATUS_COUNT;
         msg_count_drop(dst, TERN_DROP_NO_TASK);
         return TERN_ENOTASK;
     }
@@ -82,6 +84,8 @@ MSG_STEP tern_status msg_send(tern_task_id src, tern_task_id dst, tern_port port
     tern_status st = msg_check(src, dst, port, payload, flags);
     if (st == TERN_OK)
         st = deliver(src, dst, port, payload, len, flags, enqueue_only);
+    else if (st == TERN_STATUS_COUNT) /* not a local task, and there is a bus */
+        st = msg_remote->send(src, dst, port, payload, len, flags);
     port_irq_restore(s);
     return st;
 }

@@ -38,7 +38,8 @@ typedef struct {
 } tern_group_desc;
 
 /* Task flags. */
-#define TERN_TASK_THREAD 0x01 /* hybrid: needs a private stack to block */
+#define TERN_TASK_THREAD 0x01  /* hybrid: needs a private stack to block */
+#define TERN_TASK_MOVABLE 0x02 /* may migrate to another module (seed 002's COMOS_TASK_MOVABLE) */
 
 typedef struct {
     const char *name;
@@ -53,6 +54,9 @@ typedef struct {
     uint16_t init_len;
     uint8_t flags;
     uint16_t stack_size; /* private stack for thread tasks; 0 otherwise */
+    /* The processor it starts on (tern/remote.h): TERN_MODULE(bus address)
+     * in an app of n_modules modules, 0 (this one) otherwise. */
+    uint8_t module;
 } tern_task_desc;
 
 typedef struct {
@@ -61,6 +65,10 @@ typedef struct {
     uint8_t n_tasks;
     const tern_group_desc *groups;
     uint8_t n_groups;
+    /* Processors (modules) the app spans, at bus addresses 0..n_modules-1;
+     * 0 for a single-processor app. Every processor of the node runs the
+     * same description and instantiates only its own tasks (tern/remote.h). */
+    uint8_t n_modules;
 } tern_app_desc;
 
 /* Why a description was refused: the task (index into tasks[], or -1 when

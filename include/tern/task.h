@@ -9,7 +9,8 @@
 /* The task whose handler is running, TERN_NO_TASK in interrupt or idle. */
 tern_task_id tern_self(void);
 
-/* The name in the application description, "?" for an unknown id. */
+/* The name in the application description (also of a task on another
+ * module), "?" for an unknown id. */
 const char *tern_task_name(tern_task_id id);
 
 /* Post through the running task's routing table (output port -> task/port

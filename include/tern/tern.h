@@ -7,6 +7,7 @@
 #include "tern/idle.h"
 #include "tern/mem.h"
 #include "tern/msg.h"
+#include "tern/remote.h"
 #include "tern/stats.h"
 #include "tern/task.h"
 #include "tern/time.h"

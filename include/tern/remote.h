@@ -1,0 +1,137 @@
+/* Remote tasks: one application over the processors (modules) of one node
+ * (seed 002 V-A.3 and V-B.2; DESIGN.md "Communication"; docs/multiprocessor.md).
+ *
+ * Every processor runs the same application description. A task's
+ * `module` field says where it starts (TERN_MODULE(bus address)); each
+ * processor instantiates its own tasks and keeps a remote TCB (priority,
+ * module, input ports, flags) for every other. A message to a remote task
+ * leaves through the *bus manager* (kernel/remote.c): sent at once when the
+ * bus is free, otherwise queued by destination priority (FIFO among equals)
+ * and sent when the bus frees, which an alarm, the bus receive interrupt
+ * and the idle loop notice. The receiving processor delivers it under its
+ * own execution model exactly like a message from an interrupt handler:
+ * the same port checks, priority rules and errors. A multicast leaves
+ * once, as a bus broadcast; every processor, the sender included, delivers
+ * it to its own members (the *multicast manager*), the only ones it knows.
+ *
+ * The bus itself is a tern_bus, an abstract transport (drivers/procbus's
+ * procbus_remote.c is tern-sim's; tests use a fake one); the task migrator
+ * uses the remote TCB table and tern_remote_send_to() below.
+ *
+ * Nothing is lost silently: refused sends return a tern_status and are
+ * counted by reason in tern_remote_counters; a received frame that cannot
+ * be delivered for want of room (message pool or heap) stays on the bus
+ * (its flow control holds the sender) and is retried. */
+#ifndef TERN_REMOTE_H
+#define TERN_REMOTE_H
+
+#include "tern/app.h"
+#include "tern/types.h"
+
+/* tern_task_desc.module: 0 (the default) is "this processor", which
+ * single-processor apps leave alone; TERN_MODULE(a) is the processor at bus
+ * address a. An app of several modules sets n_modules and gives every task
+ * a module. */
+#define TERN_MODULE_THIS 0
+#define TERN_MODULE(addr) ((uint8_t)((addr) + 1))
+#define TERN_MODULE_ADDRESS(m) ((uint8_t)((m) - 1))
+#define TERN_BUS_ALL 0xFF   /* tern_bus.send: every processor but this one */
+#define TERN_REMOTE_NONE 0xFF /* tern_remote_tcb.module of a task that is not remote */
+
+/* Bytes before the payload in every bus frame (kind, source task,
+ * destination task or group, port). */
+#define TERN_REMOTE_HEADER 4
+/* The largest frame a tern_bus may carry (the buffer on the sender's stack). */
+#define TERN_REMOTE_FRAME_MAX 64
+
+typedef enum {
+    TERN_BUS_SENT = 0, /* the frame will be delivered */
+    TERN_BUS_BUSY,     /* the previous frame is still under way: try again later */
+    TERN_BUS_FAILED,   /* refused for good (bad destination or length) */
+} tern_bus_result;
+
+/* A processor bus as the bus manager sees it. */
+typedef struct {
+    /* Hand one frame (1..frame_max bytes) to the bus for bus address `dst`
+     * or TERN_BUS_ALL; copies it. Called with interrupts disabled. */
+    tern_bus_result (*send)(uint8_t dst, const uint8_t *frame, uint8_t len);
+    /* Optional: offer a received frame that tern_remote_receive() refused
+     * (no room) again, with interrupts disabled. */
+    void (*poll)(void);
+    uint8_t address;     /* this processor's bus address */
+    uint8_t count;       /* processors on the bus */
+    uint8_t frame_max;   /* largest frame, header included, <= TERN_REMOTE_FRAME_MAX */
+    tern_time retry_ticks; /* how soon to look again while the bus is busy */
+} tern_bus;
+
+/* Attach the bus before tern_app_start(): from then on messages to remote
+ * tasks and multicasts go through it. TERN_EINVAL for a bus without send,
+ * an address outside count or frames too short for a header; TERN_ESTATE
+ * once an app runs. The bus is kept by pointer. */
+tern_status tern_remote_attach(const tern_bus *bus);
+
+/* The bus driver hands each received frame here (any context, interrupts
+ * disabled or in its receive interrupt). False: no room to deliver it now;
+ * the driver keeps the frame and offers it again through poll(). */
+bool tern_remote_receive(uint8_t src, const uint8_t *frame, uint8_t len);
+
+/* The remote TCB (seed 002: task id, priority, module; the id is the
+ * table index). module is TERN_REMOTE_NONE for a task that is local or
+ * unknown here. */
+typedef struct {
+    uint8_t priority;
+    uint8_t module;     /* bus address of the processor it runs on */
+    uint8_t n_in_ports; /* application input ports, for the sender's port check */
+    uint8_t flags;      /* the description's flags (TERN_TASK_MOVABLE) */
+} tern_remote_tcb;
+
+/* The remote TCB of task id, NULL when it is not remote. */
+const tern_remote_tcb *tern_remote_tcb_of(tern_task_id id);
+
+/* The task migrator: task id now runs on bus address `module`
+ * (TERN_REMOTE_NONE: it now runs here, and the caller has instantiated
+ * it). Messages already queued for the bus follow it. TERN_ENOTASK for
+ * an id outside the description, TERN_EINVAL for a module outside the bus. */
+tern_status tern_remote_set_module(tern_task_id id, uint8_t module);
+
+/* Send to (dst, port) on bus address `module`, whatever the remote TCB
+ * says (the migrator's messages between processors, forwarding). The
+ * receiver checks the port. `prio` orders it in the bus queue. Same
+ * errors as a send to a remote task. Any context. */
+tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id dst,
+                                tern_port port, const void *payload, uint16_t len,
+                                uint8_t prio);
+
+/* This processor's bus address (TERN_REMOTE_NONE without a bus). */
+uint8_t tern_remote_address(void);
+
+typedef enum {
+    TERN_REMOTE_DROP_TOO_LONG = 0, /* payload longer than a frame holds (TERN_ERANGE) */
+    TERN_REMOTE_DROP_QUEUE_FULL,   /* no message for the bus queue (TERN_EFULL) */
+    TERN_REMOTE_DROP_NO_MEMORY,    /* no heap block for a queued copy (TERN_ENOMEM) */
+    TERN_REMOTE_DROP_BUS_FAILED,   /* the bus refused the frame for good */
+    TERN_REMOTE_DROP_BAD_FRAME,    /* received: too short, unknown kind or group */
+    TERN_REMOTE_DROP_NO_TASK,      /* received: the destination is not here */
+    TERN_REMOTE_DROP_NO_PORT,      /* received: the destination has no such port */
+    TERN_REMOTE_DROP_REFUSED,      /* received: refused otherwise (finalizing task) */
+    TERN_REMOTE_DROP_REASONS
+} tern_remote_drop_reason;
+
+typedef struct {
+    uint32_t tx_frames;   /* unicast frames handed to the bus */
+    uint32_t tx_mcast;    /* multicast frames handed to the bus (one per multicast) */
+    uint32_t tx_queued;   /* sends that waited in the bus queue */
+    uint32_t tx_busy;     /* attempts that found the bus busy */
+    uint32_t rx_frames;   /* unicast frames delivered here */
+    uint32_t rx_mcast;    /* multicast frames received */
+    uint32_t rx_deferred; /* received frames left on the bus for want of room, retried */
+    uint32_t dropped[TERN_REMOTE_DROP_REASONS];
+    uint16_t queue_depth; /* messages in the bus queue now */
+    uint16_t max_queue_depth;
+} tern_remote_counters;
+
+const tern_remote_counters *tern_remote_stats(void);
+/* A short stable name such as "no_port" (kept short: strings live in RAM on the AVR). */
+const char *tern_remote_drop_name(tern_remote_drop_reason r);
+
+#endif
