@@ -28,12 +28,25 @@ static procbus_config cfg;
 static bool ready;
 static uint8_t my_address, n_processors;
 static procbus_counters counters;
+/* With cfg.rx_fn: the frame read off the bus and not yet taken (held_len 0:
+ * none). It stays on the bus, unreleased, until rx_fn takes it. */
+static uint8_t held_src, held_len, held[PROCBUS_FRAME_MAX];
 
 /* --- Reception ------------------------------------------------------------ */
 
 /* Release the waiting frame: frees its place for the next sender, and the
  * pin rises again if another frame waits. */
 static void rx_release(void) { REG(TERN_BUS_RX_NEXT_ADDR) = 1; }
+
+/* Hand the frame read off the bus to rx_fn; released once taken. */
+static void offer_held(void)
+{
+    if (!cfg.rx_fn(held_src, held, held_len))
+        return;
+    held_len = 0;
+    counters.rx_frames++;
+    rx_release();
+}
 
 /* The waiting frame into a heap block, posted to the configured port. The
  * frame's length and sender come from outside: checked before use. A frame
@@ -50,6 +63,14 @@ static void rx_one(void)
     if (src >= n_processors || src == my_address) {
         counters.rx_bad_src++;
         rx_release();
+        return;
+    }
+    if (cfg.rx_fn) {
+        held_src = src;
+        held_len = len;
+        for (uint8_t i = 0; i < len; i++)
+            held[i] = REG(TERN_BUS_RX_DATA_ADDR);
+        offer_held();
         return;
     }
     procbus_frame *f = tern_alloc(sizeof *f + len);
@@ -77,7 +98,9 @@ static void rx_one(void)
  * 64-byte copy. */
 static void rx_irq(void)
 {
-    if (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY)
+    if (held_len)
+        offer_held();
+    else if (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY)
         rx_one();
     else
         counters.rx_spurious++;
@@ -129,11 +152,22 @@ procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
 
 bool procbus_tx_free(void) { return ready && (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE); }
 
+void procbus_poll(void)
+{
+    if (!ready)
+        return;
+    tern_irq_state s = port_irq_save();
+    if (held_len || (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY))
+        rx_irq();
+    port_irq_restore(s);
+}
+
 /* --- Set-up ---------------------------------------------------------------- */
 
 procbus_status procbus_init(const procbus_config *c)
 {
     ready = false;
+    held_len = 0;
     n_processors = REG(TERN_BUS_COUNT_ADDR);
     my_address = REG(TERN_BUS_ADDRESS_ADDR);
     if (n_processors == 0 || my_address >= n_processors)

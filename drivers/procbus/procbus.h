@@ -46,9 +46,15 @@ typedef enum {
 /* A stable name such as "PROCBUS_EBUSY". */
 const char *procbus_status_name(procbus_status s);
 
+/* Takes a received frame (interrupts disabled), true when done with it;
+ * false keeps it on the bus (which holds its sender back) until
+ * procbus_poll() offers it again. tern_remote_receive is one. */
+typedef bool (*procbus_rx_fn)(uint8_t src, const uint8_t *data, uint8_t len);
+
 typedef struct {
-    tern_task_id rx_task; /* every received frame goes to (rx_task, rx_port) */
+    tern_task_id rx_task; /* every received frame goes to (rx_task, rx_port)... */
     tern_port rx_port;
+    procbus_rx_fn rx_fn;  /* ...or, when set, to rx_fn instead */
 } procbus_config;
 
 /* The payload of a received-frame message: a heap block. */
@@ -89,6 +95,10 @@ procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len);
 /* True when a send would not be refused as busy: the last frame has
  * arrived. */
 bool procbus_tx_free(void);
+
+/* With rx_fn: offer the frame it refused again, or take one waiting on the
+ * bus. Any context. */
+void procbus_poll(void);
 
 const procbus_counters *procbus_stats(void);
 

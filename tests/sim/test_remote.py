@@ -1,0 +1,84 @@
+"""Remote tasks over tern-sim's processor bus (kernel/remote.c, apps/modules,
+docs/sim/modules.toml): one application on the two processors of a node."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    out = tmp_path_factory.mktemp("modules")
+    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "modules.toml"), "--out", str(out)],
+                       capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in ("m1", "m2")}
+    return {"nodes": {n["name"]: n for n in summary["nodes"]}, "consoles": consoles}
+
+
+def counters(console: str) -> dict[str, int]:
+    line = next(x for x in console.splitlines() if " summary " in x)
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+
+def test_both_modules_finish_their_checks(run: dict) -> None:
+    for name, node in run["nodes"].items():
+        assert node["status"] == "exit" and node["exit_status"] == 0, (name, run["consoles"][name])
+        assert " bad " not in run["consoles"][name]
+
+
+def test_remote_delivery_obeys_the_local_priority_rules(run: dict) -> None:
+    """While `busy` (priority 7) runs on module 2, three local (L) and three
+    remote (R) messages wait there: they run by priority, each remote one
+    after the local one of equal priority posted before it, as if all were
+    local. With module 2 idle, three sent in one go (Q) leave module 1's bus
+    queue highest destination first, after the one that found the bus free."""
+    ran = re.findall(r"ran (\w+) (\w)", run["consoles"]["m2"])
+    assert ran == [("high", "L"), ("high", "R"), ("mid", "L"), ("mid", "R"), ("low", "L"), ("low", "R"),
+                   ("low", "Q"), ("high", "Q"), ("mid", "Q")]  # fmt: skip
+    m2 = run["consoles"]["m2"]
+    assert m2.index("busy ends") < m2.index("ran high L")
+
+
+def test_multicast_crosses_the_bus_once_and_reaches_each_member_once(run: dict) -> None:
+    got = re.findall(r"(member_\w+) got multicast (\d) from 'driver'", run["consoles"]["m1"] + run["consoles"]["m2"])
+    assert sorted(got) == sorted((m, str(k)) for m in ("member_a", "member_b1", "member_b2") for k in (1, 2, 3))
+    m1, m2 = counters(run["consoles"]["m1"]), counters(run["consoles"]["m2"])
+    assert m1["tx_mcast"] == 3 and m2["rx_mcast"] == 3
+
+
+def test_a_missing_remote_port_is_refused_by_name_and_counted(run: dict) -> None:
+    """Through the remote TCB the sender is refused at once, as for a local
+    task; a raw frame to that port is refused by the receiver. Each counted."""
+    assert "send to 'low' port 13: TERN_ENOPORT" in run["consoles"]["m1"]
+    m1, m2 = counters(run["consoles"]["m1"]), counters(run["consoles"]["m2"])
+    assert m1["kernel_no_port"] == 1 and m1["no_port"] == 0
+    assert m2["no_port"] == 1 and m2["kernel_no_port"] == 1
+
+
+def test_streams_both_ways_lose_and_duplicate_nothing(run: dict) -> None:
+    """200 numbered messages each way, in bursts that queue at the bus: every
+    counter saw each number once and in order (it exits 4 otherwise), and the
+    frame counts on both ends and in the simulator agree."""
+    assert "count_b: 200 in order" in run["consoles"]["m2"]
+    assert "count_a: 200 in order" in run["consoles"]["m1"]
+    m1, m2 = counters(run["consoles"]["m1"]), counters(run["consoles"]["m2"])
+    nodes = run["nodes"]
+    # module 1: 4 R + 3 Q + 1 raw + 200 stream unicasts and 3 multicasts
+    assert m1["tx_frames"] == 208 and nodes["m1"]["bus"]["frames_sent"] == 211
+    assert m2["rx_frames"] == 207 and m2["rx_mcast"] == 3  # the raw one was refused
+    assert m2["tx_frames"] == 200 == m1["rx_frames"] == nodes["m1"]["bus"]["frames_received"]
+    assert m1["tx_queued"] > 0 and m2["tx_queued"] > 0  # the bus queue was used
+    for c in (m1, m2):
+        assert all(c[k] == 0 for k in ("too_long", "queue_full", "no_memory", "bus_failed", "bad_frame",
+                                       "no_task", "refused", "kernel_pool_full"))  # fmt: skip
