@@ -21,6 +21,8 @@
  *   Q  40 ms later, with module 2 idle, posts to `low`, `mid` and `high` in one go: the
  *      first takes the free bus, the other two wait in the bus queue,
  *      highest destination first: low Q, high Q, mid Q.
+ *   P  PINGS round trips to `echo` on module 2, one at a time, timed on
+ *      module 1's clock (simulated microseconds): min, max and mean.
  *   S  streams STREAM_N numbered messages to `count_b`, in bursts of
  *      BURST, while `driver_b` streams as many to `count_a`: each counter
  *      checks that every number comes once and in order.
@@ -38,16 +40,17 @@
 #define BURST 4
 #define BURST_MS 4
 #define WATCHDOG_MS 3000
+#define PINGS 10
 
 enum {
     T_DRIVER, T_MEMBER_A, T_COUNT_A, /* module 1 */
-    T_BUSY, T_LOW, T_MID, T_HIGH, T_MEMBER_B1, T_MEMBER_B2, T_COUNT_B, T_DRIVER_B, /* module 2 */
+    T_BUSY, T_LOW, T_MID, T_HIGH, T_MEMBER_B1, T_MEMBER_B2, T_COUNT_B, T_DRIVER_B, T_ECHO, /* module 2 */
     N_TASKS
 };
 _Static_assert(N_TASKS <= TERN_MAX_TASKS, "CMakeLists.txt sets TERN_MAX_TASKS");
 
 #define PORT_IN TERN_PORT_APP(0)
-enum { OUT_BUSY, OUT_LOW, OUT_MID, OUT_HIGH, OUT_GROUP, OUT_STREAM };
+enum { OUT_BUSY, OUT_LOW, OUT_MID, OUT_HIGH, OUT_GROUP, OUT_STREAM, OUT_PING };
 enum { B_OUT_LOW, B_OUT_MID, B_OUT_HIGH };
 #define TIMER_PHASE 0 /* the next phase, or the next burst of the stream */
 #define TIMER_CHECK 1 /* finished? and the watchdog */
@@ -65,6 +68,9 @@ static struct {
     uint16_t ran;           /* module 2: handlers of low/mid/high so far */
     uint8_t mcasts;         /* multicasts seen by this module's members */
     uint16_t checks;        /* TIMER_CHECK periods so far */
+    uint8_t pongs;          /* module 1: round trips done */
+    tern_time ping_sent;
+    uint32_t rtt_min, rtt_max, rtt_sum; /* microseconds */
 } me;
 
 static uint32_t ms(uint32_t n) { return (uint32_t)((uint64_t)tern_clock_hz() * n / 1000u); }
@@ -134,6 +140,8 @@ static void stream_burst(uint8_t out)
         tern_timer_start(TIMER_PHASE, ms(BURST_MS), 0);
 }
 
+static void ping(void);
+
 static void phase(void)
 {
     switch (me.phase++) {
@@ -161,11 +169,54 @@ static void phase(void)
         if (post(OUT_LOW, 'Q', 1) != TERN_OK || post(OUT_MID, 'Q', 3) != TERN_OK ||
             post(OUT_HIGH, 'Q', 5) != TERN_OK)
             bad("post", 1, 0);
-        tern_timer_start(TIMER_PHASE, ms(20), 0);
+        tern_timer_start(TIMER_PHASE, ms(10), 0);
+        break;
+    case 2: /* P: the next ping goes when its pong is back (pong()) */
+        me.rtt_min = UINT32_MAX;
+        ping();
         break;
     default: /* S */
         stream_burst(OUT_STREAM);
     }
+}
+
+/* Phase P: round trips to `echo` on module 2, timed on this module's clock. */
+static void ping(void)
+{
+    me.ping_sent = tern_now();
+    if (post(OUT_PING, 'P', me.pongs) != TERN_OK)
+        bad("ping", me.pongs, 0);
+}
+
+static void pong(const tern_msg *m)
+{
+    const note *n = m->payload;
+    uint32_t us = (uint32_t)((tern_now() - me.ping_sent) * 1000000u / tern_clock_hz());
+    if (m->len != sizeof *n || n->tag != 'P' || seq_of(n) != me.pongs)
+        bad("pong", seq_of(n), me.pongs);
+    me.rtt_min = us < me.rtt_min ? us : me.rtt_min;
+    me.rtt_max = us > me.rtt_max ? us : me.rtt_max;
+    me.rtt_sum += us;
+    if (++me.pongs < PINGS) {
+        ping();
+        return;
+    }
+    tern_printf("modules 0: round trip to module 2, %u pings: min %lu max %lu mean %lu us\n",
+                PINGS, (unsigned long)me.rtt_min, (unsigned long)me.rtt_max,
+                (unsigned long)(me.rtt_sum / PINGS));
+    tern_timer_start(TIMER_PHASE, ms(10), 0); /* then S */
+}
+
+/* module 2: every ping back to its sender's port, same payload. */
+static tern_status echo(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port != PORT_IN)
+        return TERN_OK;
+    const note *n = m->payload;
+    if (post(0, n->tag, seq_of(n)) != TERN_OK)
+        bad("echo", seq_of(n), 0);
+    return TERN_OK;
 }
 
 /* Everything this module expects has come, and all it sent has left. */
@@ -173,7 +224,7 @@ static bool finished(void)
 {
     const tern_remote_counters *r = tern_remote_stats();
     bool received = me.expected_next == STREAM_N &&
-                    (on_module_1() ? me.mcasts == 3 : me.mcasts == 6 && me.ran == 9);
+                    (on_module_1() ? me.mcasts == 3 && me.pongs == PINGS : me.mcasts == 6 && me.ran == 9);
     return received && me.sent == STREAM_N && r->queue_depth == 0 && procbus_tx_free();
 }
 
@@ -196,7 +247,7 @@ static tern_status driver(void *state, tern_msg *m)
     bool b = tern_self() == T_DRIVER_B;
     if (m->port == TERN_PORT_INIT) {
         /* Module 2 (7.4 MHz, printing its first line) is up by 50 ms. */
-        tern_timer_start(TIMER_PHASE, ms(b ? 110 : 50), 0);
+        tern_timer_start(TIMER_PHASE, ms(b ? 150 : 50), 0);
         tern_timer_start(TIMER_CHECK, ms(10), ms(10));
     } else if (m->port == TERN_PORT_TIMEOUT(TIMER_PHASE)) {
         if (b)
@@ -205,6 +256,8 @@ static tern_status driver(void *state, tern_msg *m)
             phase();
     } else if (m->port == TERN_PORT_TIMEOUT(TIMER_CHECK)) {
         check();
+    } else if (m->port == PORT_IN) {
+        pong(m);
     }
     return TERN_OK;
 }
@@ -272,7 +325,9 @@ static const tern_route driver_routes[] = {
     [OUT_BUSY] = TERN_TO_TASK(T_BUSY, PORT_IN),     [OUT_LOW] = TERN_TO_TASK(T_LOW, PORT_IN),
     [OUT_MID] = TERN_TO_TASK(T_MID, PORT_IN),       [OUT_HIGH] = TERN_TO_TASK(T_HIGH, PORT_IN),
     [OUT_GROUP] = TERN_TO_GROUP(0),                 [OUT_STREAM] = TERN_TO_TASK(T_COUNT_B, PORT_IN),
+    [OUT_PING] = TERN_TO_TASK(T_ECHO, PORT_IN),
 };
+static const tern_route echo_routes[] = {TERN_TO_TASK(T_DRIVER, PORT_IN)};
 static const tern_route busy_routes[] = {
     [B_OUT_LOW] = TERN_TO_TASK(T_LOW, PORT_IN),
     [B_OUT_MID] = TERN_TO_TASK(T_MID, PORT_IN),
@@ -284,8 +339,8 @@ static const tern_endpoint group0[] = {
 static const tern_group_desc groups[] = {{.id = 0, .n_members = 3, .members = group0}};
 
 static const tern_task_desc tasks[] = {
-    {.name = "driver", .id = T_DRIVER, .priority = 2, .handler = driver, .module = M1,
-     .n_out_ports = 6, .routes = driver_routes},
+    {.name = "driver", .id = T_DRIVER, .priority = 2, .handler = driver, .module = M1, IN1,
+     .n_out_ports = 7, .routes = driver_routes},
     {.name = "member_a", .id = T_MEMBER_A, .priority = 3, .handler = member, .module = M1, IN1,
      .flags = TERN_TASK_MOVABLE},
     {.name = "count_a", .id = T_COUNT_A, .priority = 4, .handler = counter, .module = M1, IN1},
@@ -301,6 +356,8 @@ static const tern_task_desc tasks[] = {
     {.name = "count_b", .id = T_COUNT_B, .priority = 4, .handler = counter, .module = M2, IN1},
     {.name = "driver_b", .id = T_DRIVER_B, .priority = 2, .handler = driver, .module = M2,
      .n_out_ports = 1, .routes = driver_b_routes},
+    {.name = "echo", .id = T_ECHO, .priority = 6, .handler = echo, .module = M2, IN1,
+     .n_out_ports = 1, .routes = echo_routes},
 };
 static const tern_app_desc app = {.name = "modules", .tasks = tasks, .n_tasks = N_TASKS,
                                   .groups = groups, .n_groups = 1, .n_modules = 2};

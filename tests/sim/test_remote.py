@@ -74,11 +74,23 @@ def test_streams_both_ways_lose_and_duplicate_nothing(run: dict) -> None:
     assert "count_a: 200 in order" in run["consoles"]["m1"]
     m1, m2 = counters(run["consoles"]["m1"]), counters(run["consoles"]["m2"])
     nodes = run["nodes"]
-    # module 1: 4 R + 3 Q + 1 raw + 200 stream unicasts and 3 multicasts
-    assert m1["tx_frames"] == 208 and nodes["m1"]["bus"]["frames_sent"] == 211
-    assert m2["rx_frames"] == 207 and m2["rx_mcast"] == 3  # the raw one was refused
-    assert m2["tx_frames"] == 200 == m1["rx_frames"] == nodes["m1"]["bus"]["frames_received"]
+    # module 1: 4 R + 3 Q + 1 raw + 10 pings + 200 stream unicasts and 3 multicasts
+    assert m1["tx_frames"] == 218 and nodes["m1"]["bus"]["frames_sent"] == 221
+    assert m2["rx_frames"] == 217 and m2["rx_mcast"] == 3  # the raw one was refused
+    # module 2: 10 pongs and 200 stream messages
+    assert m2["tx_frames"] == 210 == m1["rx_frames"] == nodes["m1"]["bus"]["frames_received"]
     assert m1["tx_queued"] > 0 and m2["tx_queued"] > 0  # the bus queue was used
     for c in (m1, m2):
         assert all(c[k] == 0 for k in ("too_long", "queue_full", "no_memory", "bus_failed", "bad_frame",
                                        "no_task", "refused", "kernel_pool_full"))  # fmt: skip
+
+
+def test_round_trip_to_a_remote_task_is_bounded(run: dict) -> None:
+    """Ten pings to `echo` on module 2, one at a time, timed on module 1's
+    clock: each way waits at most for its sender's next TDMA slot (2 x 300
+    us per cycle on this bus) besides 20 us of latency and the frame's
+    36 us, so a round trip stays under 2 ms of simulated time."""
+    m = re.search(r"round trip to module 2, 10 pings: min (\d+) max (\d+) mean (\d+) us", run["consoles"]["m1"])
+    assert m, run["consoles"]["m1"]
+    lo, hi, mean = (int(x) for x in m.groups())
+    assert 2 * (20 + 36) <= lo <= mean <= hi < 2000
