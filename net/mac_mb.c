@@ -66,7 +66,8 @@ static uint32_t max32(uint32_t a, uint32_t b) { return a > b ? a : b; }
  *    the CCA delay (its clock may be d late): listen = 2d + (n-1) hop + CCA;
  *  - W keeps a bit's energy and CCA tail out of every node's next window
  *    (2d + burst + CCA) and lets every relay listen again before the next
- *    bit's earliest energy (d + burst + RX_AGAIN), plus the relays;
+ *    bit's earliest energy (d + burst + burst_off's writes + RX_AGAIN),
+ *    plus the relays;
  *  - lead does the same for the previous slot's frame, which ends at its
  *    sender's slot end, up to d after the earliest node's. */
 void mb_timing_of(uint32_t d, uint8_t n_hops, uint8_t n_modes, uint8_t max_len, mb_timing *t)
@@ -74,7 +75,7 @@ void mb_timing_of(uint32_t d, uint8_t n_hops, uint8_t n_modes, uint8_t max_len, 
     uint8_t bits = bits_for(n_modes);
     uint32_t hops = n_hops ? n_hops - 1u : 0u;
     t->hop_us = BB_CCA_US + MB_RELAY_US + MB_SLOP_US;
-    t->window_us = max32(2 * d + MB_BURST_US + BB_CCA_US, d + MB_BURST_US + BB_RX_AGAIN_US) +
+    t->window_us = max32(2 * d + MB_BURST_US + BB_CCA_US, d + MB_BURST_US + MB_OFF_US + BB_RX_AGAIN_US) +
                    hops * t->hop_us + MB_SLOP_US;
     t->lead_us = bits ? max32(2 * d + BB_CCA_US, d + BB_RX_AGAIN_US) + MB_SLOP_US : d;
     t->signal_us = t->lead_us + bits * t->window_us;

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "bcs.h"
+#include "blackburst.h"
 
 #define MB_NONE 0xFFFF     /* senders[]: nobody in this slot and mode */
 #define MB_MAX_MODES 4     /* two signaling bits */
@@ -48,6 +49,11 @@
  * detection to bb_send's strobe: 75 us on the ATmega128 at 7.37 MHz. */
 #define MB_RELAY_US 300u
 #define MB_SLOP_US 16u     /* the CCA polling loop's pass and the clock reads */
+/* cc2420_burst_off's SRXON comes after two register writes, as long as
+ * burst_on's (BB_ON_US): a node hears again BB_RX_AGAIN_US after that.
+ * Without it a node that sent the previous bit read its CCA as busy at
+ * the next bit's start under tern-sim (a mode signaled that nobody sent). */
+#define MB_OFF_US BB_ON_US
 /* Signaling end to STXON of the frame: cc2420_send loads the TX FIFO over
  * SPI first (RB measured 260 us from a slot timer to STXON). */
 #define MB_SEND_MARGIN_US 300u

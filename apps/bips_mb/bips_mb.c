@@ -1,17 +1,21 @@
 /* MB, mode-based slots with fast mode-signaling (docs/bips.md,
  * docs/sim/bips_mb.toml): four MicaZ nodes, beacon-synchronized by node 0,
- * three MB regions (id 0) per 1 s macro slot, each of 7 slots of 3.5 ms:
+ * three MB regions (id 0) per 1 s macro slot, each of 7 slots of 4 ms:
  * slot 0 is left free (the BCS's t0 and t1 handlers run into it), slots
- * 1..6 have a mode-0 sender (periodic traffic) and a mode-1 sender (alarms).
+ * 1..6 have a mode-0 sender (periodic traffic), a mode-1 sender (alarms)
+ * and, in slots 1, 3 and 6, a mode-2 sender (node 1's emergencies, above
+ * node 3's alarms in those slots).
  * Every node sends
  *   - a periodic frame every 500 ms through TX TO 1 (priority 0: mode 0),
- *     8-byte payload, and
+ *     8-byte payload;
  *   - nodes 1..3: alarms at pseudo-random times (one 50 ms tick in 8)
- *     through TX TO 2 (priority 1: mode 1), 10-byte payload,
- * so the two kinds of frame tell apart on air by their length.
- * The decided mode of every slot goes to pin PC1 (high: mode 1) on every
- * node, as soon as its signaling ends; PC2 rises once, at the local time
- * the line "clock" gives. Lines (tests/sim/test_bips_mb.py):
+ *     through TX TO 2 (priority 1: mode 1), 10-byte payload;
+ *   - node 1: emergencies (one tick in 16) through TX TO 3
+ *     (priority 2: mode 2), 12-byte payload,
+ * so the kinds of frame tell apart on air by their length.
+ * The decided mode of every slot goes to pins PC1 (bit 0) and PC3 (bit 1)
+ * on every node, as soon as its signaling ends; PC2 rises once, at the
+ * local time the line "clock" gives. Lines (tests/sim/test_bips_mb.py):
  *   mb timing d=100 hops=1 modes=2 len=125 lead=.. window=.. region_min=..
  *   enq to=2 tag=7 t=<local us> | enq ... refused MUX_EFULL
  *   conf to=2 tag=7 st=MUX_OK tries=1 t=<local us>
@@ -21,7 +25,7 @@
  * four nodes on a line, each hearing only its neighbours, synchronized by
  * BBS (d_maxOffset 338 us, seed 004's figure for three hops), mode bits
  * relayed over three hops, slots of 5 ms, traffic from 3.5 s on (the
- * third hop acquires BBS sync after ~2 s). */
+ * third hop acquires BBS sync after ~2 s); two modes only (RAM). */
 #include <avr/io.h>
 
 #include "bcs.h"
@@ -46,8 +50,8 @@
 #define END_MS 7200        /* the queues have drained by then */
 #define SYNC_US 3000
 #define MAX_OFFSET_US 100
-#define REGION_US 25000
-#define SLOT_US 3500
+#define REGION_US 29000
+#define SLOT_US 4000
 #else
 #define START_MS 3500      /* BBS acquired on every hop (hop 3 after ~2 s) */
 #define STOP_MS 7000
@@ -61,11 +65,21 @@
 #define PAN_ID 0x23
 #define PERIODIC_PAYLOAD 8
 #define ALARM_PAYLOAD 10
+#define EMERG_PAYLOAD 12
+/* One hop: three modes (two signaling bits), node 1's emergencies above
+ * the alarms; three hops: two (RAM). */
+#if MB_HOPS == 1
+#define N_MODES 3
+#define MAX_PAYLOAD EMERG_PAYLOAD
+#else
+#define N_MODES 2
+#define MAX_PAYLOAD ALARM_PAYLOAD
+#endif
 
 #define PORT_RX TERN_PORT_APP(0)
 #define PORT_CONF TERN_PORT_APP(1)
 enum { TIMER_TICK = 0, TIMER_PHASE = 1 };
-enum { TO_PERIODIC = 1, TO_ALARM = 2, RX_ALL = 1 };
+enum { TO_PERIODIC = 1, TO_ALARM = 2, TO_EMERG = 3, RX_ALL = 1 };
 enum { REGION_MB = 0 };
 
 /* --- Schedules (the same on every node) ------------------------------------------------- */
@@ -82,24 +96,24 @@ static const bcs_config schedule = {
 };
 static const bcs_mac *const macs[BCS_MAC_COUNT] = {[BCS_MAC_MB] = &mac_mb};
 
-/* {mode 0, mode 1} per slot. Slots of 3.5 ms: mb_timing asks for 2,388 us
- * (lead 436, one mode bit of 596, send margin 300, a 19-byte MPDU 1,056);
- * the rest absorbs a slot timer delayed by the previous frame's reception
- * (its FIFOP interrupt and the copy to the heap: up to ~600 us).
- * 7 x 3.5 ms from t1 = 24.5 ms, within t2 - t1 = 25 - 0.1 - 0.192 ms.
+/* {mode 0, mode 1, mode 2} per slot. Slots of 4 ms: mb_timing asks for
+ * 3,114 us (lead 436, two mode bits of 629, send margin 300, a 21-byte
+ * MPDU 1,120); the rest absorbs a slot timer delayed by the previous
+ * frame's reception (its FIFOP interrupt and the copy to the heap: up to
+ * ~600 us). 7 x 4 ms from t1 = 28 ms, within t2 - t1 = 29 - 0.1 - 0.192 ms.
  * Three hops: 4,044 us (lead 820, a bit of 1,868: its relays) in 5 ms;
  * the two senders of a slot are two or three hops apart, so a mode-0
  * sender learns of an alarm only through relays; a common neighbour
  * would see the collision if it did not. */
 #if MB_HOPS == 1
-static const uint16_t senders[] = {
-    MB_NONE, MB_NONE, /* slot 0: free */
-    0, 3,             /* slot 1: n0's periodic frames, n3's alarms */
-    1, 2,
-    2, 3,
-    3, 1,
-    0, 2,
-    1, 3,
+static const uint16_t senders[] = {  /* {mode 0, mode 1, mode 2} */
+    MB_NONE, MB_NONE, MB_NONE, /* slot 0: free */
+    0, 3, 1,                   /* slot 1: n0's periodic frames, n3's alarms, n1's emergencies */
+    1, 2, MB_NONE,
+    2, 3, 1,
+    3, 1, MB_NONE,
+    0, 2, MB_NONE,
+    1, 3, 1,
 };
 #else
 static const uint16_t senders[] = {
@@ -113,17 +127,16 @@ static const uint16_t senders[] = {
 };
 #endif
 static const mb_schedule mb_schedules[] = {
-    {.region_id = REGION_MB, .max_len = MUX_HDR_LEN + ALARM_PAYLOAD, .slot_us = SLOT_US, .n_slots = 7,
-     .n_modes = 2, .senders = senders},
+    {.region_id = REGION_MB, .max_len = MUX_HDR_LEN + MAX_PAYLOAD, .slot_us = SLOT_US, .n_slots = 7,
+     .n_modes = N_MODES, .senders = senders},
 };
 
+/* The decided mode on PC1 (bit 0) and PC3 (bit 1). */
 static void mode_pin(uint8_t slot, uint8_t mode)
 {
     (void)slot;
-    if (mode)
-        PORTC |= _BV(PC1);
-    else
-        PORTC &= (uint8_t)~_BV(PC1);
+    uint8_t v = (uint8_t)((mode & 1u ? _BV(PC1) : 0) | (mode & 2u ? _BV(PC3) : 0));
+    PORTC = (uint8_t)((PORTC & (uint8_t)~(_BV(PC1) | _BV(PC3))) | v);
 }
 
 static mb_config mb = {.schedules = mb_schedules, .n_schedules = 1, .n_hops = MB_HOPS, .decided = mode_pin};
@@ -136,25 +149,32 @@ static const bbs_config bbs = {
 };
 #endif
 
-/* Depth 3: RAM (4 KB, the stack beside the BCS's interrupts is tight). */
-MUX_TX_STORAGE(to_periodic, 3, PERIODIC_PAYLOAD);
+/* Shallow: RAM (4 KB, the stack beside the BCS's interrupts is tight). */
+MUX_TX_STORAGE(to_periodic, 2, PERIODIC_PAYLOAD);
 MUX_TX_STORAGE(to_alarm, 3, ALARM_PAYLOAD);
+#if N_MODES == 3
+MUX_TX_STORAGE(to_emerg, 2, EMERG_PAYLOAD);
+#endif
 static const mux_tx_desc tx_tos[] = {
-    {.id = TO_PERIODIC, .priority = 0, .order = MUX_FIFO, .depth = 3, .max_len = PERIODIC_PAYLOAD,
+    {.id = TO_PERIODIC, .priority = 0, .order = MUX_FIFO, .depth = 2, .max_len = PERIODIC_PAYLOAD,
      .retries = 1, .regions = 1u << REGION_MB, .entries = to_periodic_entries, .bytes = to_periodic_bytes},
     {.id = TO_ALARM, .priority = 1, .order = MUX_FIFO, .depth = 3, .max_len = ALARM_PAYLOAD, .retries = 1,
      .regions = 1u << REGION_MB, .entries = to_alarm_entries, .bytes = to_alarm_bytes},
+#if N_MODES == 3
+    {.id = TO_EMERG, .priority = 2, .order = MUX_FIFO, .depth = 2, .max_len = EMERG_PAYLOAD, .retries = 1,
+     .regions = 1u << REGION_MB, .entries = to_emerg_entries, .bytes = to_emerg_bytes},
+#endif
 };
 static const tern_endpoint rx_dests[] = {{0, PORT_RX}};
 static const mux_rx_desc rx_tos[] = {
     {.id = RX_ALL, .regions = 1u << REGION_MB, .n_dests = 1, .dests = rx_dests},
 };
-static mux_config mux = {.pan_id = PAN_ID, .tx = tx_tos, .n_tx = 2, .rx = rx_tos, .n_rx = 1};
+static mux_config mux = {.pan_id = PAN_ID, .tx = tx_tos, .n_tx = N_MODES, .rx = rx_tos, .n_rx = 1};
 
 /* --- The task ----------------------------------------------------------------------------------- */
 
 static uint16_t node_id;
-static uint16_t tags[3];
+static uint16_t tags[4];
 static uint8_t phase; /* 0 waiting, 1 sending, 2 draining */
 static uint8_t ticks;
 static uint16_t lfsr;
@@ -174,13 +194,13 @@ static void fail(const char *what, const char *code, const char *text)
     port_exit(2);
 }
 
-static void print_timing(uint32_t d, uint8_t hops, uint8_t len)
+static void print_timing(uint32_t d, uint8_t hops, uint8_t modes, uint8_t len)
 {
     mb_timing t;
-    mb_timing_of(d, hops, 2, len, &t);
-    tern_printf("mb timing d=%lu hops=%u modes=2 len=%u hop=%lu lead=%lu window=%lu air=%lu "
+    mb_timing_of(d, hops, modes, len, &t);
+    tern_printf("mb timing d=%lu hops=%u modes=%u len=%u hop=%lu lead=%lu window=%lu air=%lu "
                 "region_min=%lu slot=%lu\n",
-                (unsigned long)d, hops, len, (unsigned long)t.hop_us, (unsigned long)t.lead_us,
+                (unsigned long)d, hops, modes, len, (unsigned long)t.hop_us, (unsigned long)t.lead_us,
                 (unsigned long)t.window_us, (unsigned long)t.air_us, (unsigned long)t.region_min_us,
                 (unsigned long)t.slot_us);
 }
@@ -190,13 +210,13 @@ static void radio_start(void)
     node_id = tern_sim_node_id();
     tern_printf("bips_mb node=%u model=%s\n", node_id, tern_model_name);
     if (node_id == 0) { /* seed 004's minimal regions: beacons (1 hop), BBS over 3 hops */
-        print_timing(100, 1, 125);
-        print_timing(338, 3, 125);
-        print_timing(schedule.max_offset_us, MB_HOPS, mb_schedules[0].max_len);
+        print_timing(100, 1, 2, 125);
+        print_timing(338, 3, 2, 125);
+        print_timing(schedule.max_offset_us, MB_HOPS, N_MODES, mb_schedules[0].max_len);
     }
     /* PC2 rises with this local time: the tests map local times to the
      * simulator's with it (the kernel clock starts after reset) */
-    DDRC |= _BV(PC1) | _BV(PC2);
+    DDRC |= _BV(PC1) | _BV(PC2) | _BV(PC3);
     unsigned long t = now_us();
     PORTC |= _BV(PC2);
     tern_printf("clock t=%lu\n", t);
@@ -234,14 +254,18 @@ static void radio_start(void)
         tern_printf("acquired hop=%u t=%lu\n", sync_bbs_stats()->hop, now_us());
     }
 #endif
-    lfsr = (uint16_t)(0xACE1u ^ (0x1F35u * node_id));
+    /* Node 3 draws the same sequence as node 1: each of node 1's
+     * emergencies (one tick in 16) comes with an alarm of node 3 (one in 8,
+     * a superset), so the two meet in slots 1, 3 and 6 and the binary
+     * countdown decides between modes 1 and 2. */
+    lfsr = (uint16_t)(0xACE1u ^ (0x1F35u * (node_id == 3 ? 1u : node_id)));
 }
 
 static void send_one(uint8_t to)
 {
-    uint8_t p[ALARM_PAYLOAD] = {to, (uint8_t)tags[to], (uint8_t)(tags[to] >> 8), (uint8_t)node_id,
-                                0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A};
-    uint8_t len = to == TO_ALARM ? ALARM_PAYLOAD : PERIODIC_PAYLOAD;
+    uint8_t p[EMERG_PAYLOAD] = {to, (uint8_t)tags[to], (uint8_t)(tags[to] >> 8), (uint8_t)node_id,
+                                0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A};
+    uint8_t len = to == TO_EMERG ? EMERG_PAYLOAD : to == TO_ALARM ? ALARM_PAYLOAD : PERIODIC_PAYLOAD;
     mux_status st = mux_send(to, MUX_BROADCAST, p, len, 0, tags[to], PORT_CONF);
     if (st == MUX_OK)
         tern_printf("enq to=%u tag=%u t=%lu\n", to, tags[to], now_us());
@@ -250,11 +274,12 @@ static void send_one(uint8_t to)
     tags[to]++;
 }
 
-/* A 16-bit Galois LFSR step: the alarms' pseudo-random times. */
-static bool alarm_now(void)
+/* A 16-bit Galois LFSR step: the alarms' and emergencies' pseudo-random
+ * times. */
+static uint16_t random_step(void)
 {
     lfsr = (uint16_t)((lfsr >> 1) ^ (-(lfsr & 1u) & 0xB400u));
-    return (lfsr & 7u) == 0;
+    return lfsr;
 }
 
 static void print_stats(void)
@@ -281,9 +306,9 @@ static void print_stats(void)
     const mb_counters *c = mb_stats();
     tern_printf("stats mb slots=%u requested=%u won=%u lost=%u sent=%u bursts=%u relayed=%u late=%u "
                 "too_long=%u tx_failed=%u overrun=%u rx=%u rx_unexpected=%u mode0=%u mode1=%u "
-                "max_delay=%u\n",
+                "mode2=%u max_delay=%u\n",
                 c->slots, c->requested, c->won, c->lost, c->sent, c->bursts, c->relayed, c->late, c->too_long,
-                c->tx_failed, c->overrun, c->rx, c->rx_unexpected, c->mode[0], c->mode[1], c->max_delay);
+                c->tx_failed, c->overrun, c->rx, c->rx_unexpected, c->mode[0], c->mode[1], c->mode[2], c->max_delay);
 }
 
 static tern_status node_task(void *state, tern_msg *m)
@@ -310,8 +335,13 @@ static tern_status node_task(void *state, tern_msg *m)
     case TERN_PORT_TIMEOUT(TIMER_TICK):
         if (++ticks % PERIODIC_TICKS == (uint8_t)(node_id % PERIODIC_TICKS))
             send_one(TO_PERIODIC);
-        if (node_id != 0 && alarm_now())
-            send_one(TO_ALARM);
+        if (node_id != 0) {
+            uint16_t r = random_step();
+            if ((r & 7u) == 0) /* one tick in 8 */
+                send_one(TO_ALARM);
+            if (N_MODES == 3 && node_id == 1 && (r >> 3 & 15u) == 0) /* one in 16 */
+                send_one(TO_EMERG);
+        }
         break;
     case PORT_RX: {
         const cc2420_rx_frame *f = m->payload;

@@ -22,6 +22,9 @@ from scenario_run import ROOT, run_scenario, stats
 NODES = ["n0", "n1", "n2", "n3"]
 PERIODIC_LEN = 9 + 8 + 2  # header, payload, FCS: tx_start's len
 ALARM_LEN = 9 + 10 + 2
+EMERG_LEN = 9 + 12 + 2
+DATA_LENS = (PERIODIC_LEN, ALARM_LEN, EMERG_LEN)
+CLASS = {PERIODIC_LEN: 0, ALARM_LEN: 1, EMERG_LEN: 2}  # a frame's class: its TX TO's priority
 US = 1_000_000  # ps
 REGION_STARTS_MS = (10, 340, 670)
 
@@ -30,11 +33,12 @@ REGION_STARTS_MS = (10, 340, 670)
 class Scenario:
     """apps/bips_mb's configuration in one build (MB_HOPS 1 or 3)."""
     toml: str
-    senders: list[tuple[int | None, int | None]]  # {mode 0, mode 1} sender per slot
+    senders: list[tuple[int | None, ...]]  # {mode 0, mode 1, ...} sender per slot
     slot_us: int
     d_us: int  # d_maxOffset
     lead_us: int  # mb timing (the app prints it: test_every_node_ran_to_its_end)
     window_us: int
+    bits: int  # mode bits signaled
     region_us: int
     neighbours: dict[str, set[str]]
 
@@ -46,12 +50,13 @@ class Scenario:
 
 
 ONE_HOP = Scenario(
-    "bips_mb.toml", [(None, None), (0, 3), (1, 2), (2, 3), (3, 1), (0, 2), (1, 3)],
-    slot_us=3500, d_us=100, lead_us=436, window_us=596, region_us=25000,
+    "bips_mb.toml",
+    [(None, None, None), (0, 3, 1), (1, 2, None), (2, 3, 1), (3, 1, None), (0, 2, None), (1, 3, 1)],
+    slot_us=4000, d_us=100, lead_us=436, window_us=629, bits=2, region_us=29000,
     neighbours={n: set(NODES) - {n} for n in NODES})
 THREE_HOPS = Scenario(
     "bips_mb3.toml", [(None, None), (0, 2), (1, 3), (3, 1), (0, 3), (2, 1), (1, 2)],
-    slot_us=5000, d_us=338, lead_us=820, window_us=1868, region_us=36000,
+    slot_us=5000, d_us=338, lead_us=820, window_us=1868, bits=1, region_us=36000,
     neighbours={n: {f"n{j}" for j in (i - 1, i + 1) if 0 <= j < 4} for i, n in enumerate(NODES)})
 
 pytestmark = pytest.mark.skipif(
@@ -133,7 +138,7 @@ def test_every_node_ran_to_its_end(run: dict[str, Any]) -> None:
 
 def test_no_collision_on_air(run: dict[str, Any]) -> None:
     assert not [e for e in run["events"] if e["event"] in ("collision", "rx_bad_fcs")]
-    frames = on_air(run, (PERIODIC_LEN, ALARM_LEN))
+    frames = on_air(run, DATA_LENS)
     assert len(frames) >= 40
     spans = [(s, e) for _, s, e, _ in frames.values()]
     for tx, (_, s, e, _) in frames.items():
@@ -148,73 +153,88 @@ def test_no_collision_on_air(run: dict[str, Any]) -> None:
 
 def test_the_mode_is_known_network_wide_within_its_slot(run: dict[str, Any]) -> None:
     """Each data frame goes out in the mode its slot was signaled in, and at
-    its start every node's PC1 shows that mode; every switch to mode 1 is
-    made within one signaling window of the burst that signaled it. (Slot
+    its start every node's PC1 and PC3 show that mode; every switch to a
+    higher mode is made within the signaling after a burst. (Slot
     positions here come from the region pin, which the BCS raises in its t0
     handler, ~180 us after t0: tolerances below are wider than that.)"""
-    pins = {n: edges(run, n, "mode") for n in NODES}
-    modes = {0: 0, 1: 0}
-    for sender, start, _, _ in on_air(run, (PERIODIC_LEN, ALARM_LEN)).values():
+    sc = run["sc"]
+    pins = {n: (edges(run, n, "mode"), edges(run, n, "mode2")) for n in NODES}
+    modes = [0, 0, 0]
+    for sender, start, _, length in on_air(run, DATA_LENS).values():
         k, _ = slot_of(run, sender, start)
-        me = int(sender[1:])
-        senders = run["sc"].senders
-        mode = 1 if senders[k][1] == me else 0
-        assert senders[k][mode] == me, (sender, k)
+        # a node requests the highest mode up to its frame's class in which
+        # the slot is its own
+        mode = max(m for m, who in enumerate(sc.senders[k]) if who == int(sender[1:]) and m <= CLASS[length])
         modes[mode] += 1
         for n in NODES:
-            assert level_at(pins[n], start) == mode, (n, sender, k, start)
+            low, high = pins[n]
+            assert level_at(low, start) + 2 * level_at(high, start) == mode, (n, sender, k, start)
     assert modes[0] >= 20 and modes[1] >= 10, modes
-    # every switch to mode 1 follows a burst on air within one window
+    assert (modes[2] >= 1) == (sc is ONE_HOP), modes
+    # every switch to a higher mode follows a burst on air within the signaling
     starts = [s for _, s, _ in bursts(run)]
     for n in NODES:
-        for at, v in pins[n][1:]:  # the first edge: the pin set up
-            if v == 1:
-                assert any(0 < at - s < run["sc"].window_us * US for s in starts), (n, at)
+        for pin in pins[n]:
+            for at, v in pin[1:]:  # the first edge: the pin set up
+                if v == 1:
+                    assert any(0 < at - s < sc.bits * sc.window_us * US for s in starts), (n, at)
 
 
 def sent_frames(run: dict[str, Any], node: str, length: int) -> list[int]:
     return sorted(s for sender, s, _, ln in on_air(run, (length,)).values() if sender == node)
 
 
-def test_an_alarm_owner_always_gets_its_slot(run: dict[str, Any]) -> None:
-    """Deterministic guarantee: in each of its mode-1 slots an owner with an
-    alarm queued sends one, at its first try (nobody else can take the
-    slot), and an alarm queued alone reaches every neighbour within the bound."""
+def test_a_slot_owner_always_gets_its_slot(run: dict[str, Any]) -> None:
+    """Deterministic guarantee: in each of its mode-m slots an owner with a
+    frame of class m queued sends one, at its first try -- unless the slot
+    ran in a higher mode (an emergency over an alarm); and a frame queued
+    alone reaches every neighbour within the bound."""
     sc = run["sc"]
-    worst = 0
-    for node in NODES[1:]:
-        me = int(node[1:])
-        text = run["consoles"][node]
-        enq = {int(t): int(at) for t, at in re.findall(r"^enq to=2 tag=(\d+) t=(\d+)$", text, re.M)}
-        conf = re.findall(r"^conf to=2 tag=(\d+) st=(\w+) tries=(\d+) t=\d+$", text, re.M)
-        assert enq and sorted(int(t) for t, _, _ in conf) == sorted(enq), node
-        assert all(st == "MUX_OK" and tries == "1" for _, st, tries in conf), node
-        sent = sent_frames(run, node, ALARM_LEN)
-        assert len(sent) == len(enq), node
-        # In every own mode-1 slot that comes while an alarm is queued, the
-        # owner sends one (FIFO: the i-th enqueued is the i-th on air).
-        queued = sorted(at * US + local_to_ps(run, node) for at in enq.values())
-        assert all(e < s for e, s in zip(queued, sent)), node
-        rises = [a for a, v in edges(run, node, "region") if v == 1]
-        own = [t0 + (sc.d_us + k * sc.slot_us + sc.lead_us) * US
-               for t0 in rises for k, (_, m1) in enumerate(sc.senders) if m1 == me]
-        used = 0
-        for sig in own:
-            backlog = sum(1 for e in queued if e < sig - 500 * US) - sum(1 for s in sent if s < sig - 500 * US)
-            in_slot = [s for s in sent if sig - 500 * US <= s < sig + sc.slot_us * US]
-            if backlog > 0:
-                assert len(in_slot) == 1, (node, sig)
-                used += 1
-        assert used >= 3, node
-        for i, (e, start) in enumerate(zip(queued, sent)):
-            if i and sent[i - 1] > e:
-                continue  # queued behind another alarm: the slot rule above covers it
-            rx = [ev["t_ps"] for ev in run["events"] if ev["event"] == "rx_ok" and ev["node"] != node
-                  and ev.get("len") == ALARM_LEN and ev["from"] == me and start < ev["t_ps"] < start + 2000 * US]  # fmt: skip
-            assert len(rx) == len(sc.neighbours[node]), (node, start)
-            worst = max(worst, max(rx) - e)
-    print(f"largest alarm delay, enqueue to the last reception: {worst / US:.0f} us (bound {sc.alarm_bound_us} us)")
-    assert worst <= sc.alarm_bound_us * US
+    frames = on_air(run, DATA_LENS)
+    worst = {1: 0, 2: 0}
+    used = {1: 0, 2: 0}
+    preempted = 0
+    for to, length, mode in ((2, ALARM_LEN, 1), (3, EMERG_LEN, 2)):
+        for node in NODES:
+            me = int(node[1:])
+            text = run["consoles"][node]
+            enq = {int(t): int(at) for t, at in re.findall(rf"^enq to={to} tag=(\d+) t=(\d+)$", text, re.M)}
+            if not enq:
+                continue
+            conf = re.findall(rf"^conf to={to} tag=(\d+) st=(\w+) tries=(\d+) t=\d+$", text, re.M)
+            assert sorted(int(t) for t, _, _ in conf) == sorted(enq), node
+            assert all(st == "MUX_OK" and tries == "1" for _, st, tries in conf), node
+            sent = sent_frames(run, node, length)
+            assert len(sent) == len(enq), node
+            # FIFO: the i-th enqueued is the i-th on air
+            queued = sorted(at * US + local_to_ps(run, node) for at in enq.values())
+            assert all(e < s for e, s in zip(queued, sent)), node
+            rises = [a for a, v in edges(run, node, "region") if v == 1]
+            own = [t0 + (sc.d_us + k * sc.slot_us + sc.lead_us) * US
+                   for t0 in rises for k, ms in enumerate(sc.senders) if len(ms) > mode and ms[mode] == me]
+            for sig in own:
+                backlog = sum(1 for e in queued if e < sig - 500 * US) - sum(1 for s in sent if s < sig - 500 * US)
+                if backlog == 0:
+                    continue
+                window = (sig - 500 * US, sig + sc.slot_us * US)
+                mine = [s for s in sent if window[0] <= s < window[1]]
+                higher = [s for _, s, _, ln in frames.values() if CLASS[ln] > mode and window[0] <= s < window[1]]
+                assert len(mine) == 1 or len(higher) == 1, (node, sig)
+                used[mode] += len(mine)
+                preempted += len(higher)
+            for i, (e, start) in enumerate(zip(queued, sent)):
+                if i and sent[i - 1] > e:
+                    continue  # queued behind another: the slot rule above covers it
+                rx = [ev["t_ps"] for ev in run["events"] if ev["event"] == "rx_ok" and ev["node"] != node
+                      and ev.get("len") == length and ev["from"] == me and start < ev["t_ps"] < start + 2000 * US]  # fmt: skip
+                assert len(rx) == len(sc.neighbours[node]), (node, start)
+                worst[mode] = max(worst[mode], max(rx) - e)
+    print(f"own slots used with a frame queued: {used}, taken by a higher mode: {preempted}; largest delay, "
+          f"enqueue to the last reception: alarms {worst[1] / US:.0f} us, emergencies {worst[2] / US:.0f} us "
+          f"(bound {sc.alarm_bound_us} us)")
+    assert used[1] >= 10 and (used[2] >= 1) == (sc is ONE_HOP)
+    assert (preempted >= 1) == (sc is ONE_HOP)  # the countdown decided between two requests
+    assert max(worst.values()) <= sc.alarm_bound_us * US
 
 
 def test_lower_modes_use_slots_the_owner_leaves(run: dict[str, Any]) -> None:
@@ -250,7 +270,7 @@ def test_radio_off_outside_the_regions(run: dict[str, Any]) -> None:
     for node in NODES:
         pin = edges(run, node, "region")
         windows = list(zip([a for a, v in pin if v == 1], [a for a, v in pin if v == 0][1:]))
-        txs = [(s, e) for sender, s, e, _ in on_air(run, (PERIODIC_LEN, ALARM_LEN)).values() if sender == node]
+        txs = [(s, e) for sender, s, e, _ in on_air(run, DATA_LENS).values() if sender == node]
         txs += [(s, e) for sender, s, e in bursts(run) if sender == node and not in_bbs_phase(run, windows, s)]
         for s, e in txs:
             assert any(a <= s and e <= b for a, b in windows), (node, s)
