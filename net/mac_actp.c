@@ -212,7 +212,7 @@ static uint32_t value_of(mux_entry *e)
 /* Every node within the radius learnt the round's bits: to value_to. */
 static void post_value(uint32_t seen)
 {
-    if (cfg->value_to.task == TERN_NO_TASK)
+    if (!cfg->value_to)
         return;
     actp_value *m = tern_alloc(sizeof *m);
     if (!m) {
@@ -225,7 +225,7 @@ static void post_value(uint32_t seen)
     m->prio = (uint8_t)(arb >> cfg->id_bits & prio_max);
     m->winner = (uint16_t)(arb & id_mask);
     m->data = (uint16_t)(seen & data_mask);
-    if (tern_send(cfg->value_to.task, cfg->value_to.port, m, sizeof *m, TERN_MSG_HEAP) != TERN_OK) {
+    if (tern_send(cfg->value_to->task, cfg->value_to->port, m, sizeof *m, TERN_MSG_HEAP) != TERN_OK) {
         counters.value_lost++;
         tern_free(m);
     }

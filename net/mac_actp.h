@@ -94,7 +94,7 @@ typedef struct {
     uint8_t radius;    /* arbitration radius in hops, 1..ACTP_MAX_RADIUS */
     uint8_t max_len;   /* MPDU bytes (header + payload, FCS excluded) a frame phase holds */
     uint8_t data_bits; /* 0..16 payload bits transferred by bursts after the id */
-    tern_endpoint value_to; /* each round's transferred value (task TERN_NO_TASK: nobody) */
+    const tern_endpoint *value_to; /* each round's transferred value (NULL: nobody) */
     uint16_t node_id;
 } actp_config;
 

@@ -67,8 +67,9 @@ static const bbs_config bbs = {
 /* Arbitration values: start bit, 2 priority bits, 2 id bits (ids 0..3);
  * bips_actp2 goes on with 8 data bits, the low byte of the frame's tag,
  * which reach every node of the line, two hops, as value messages. */
+static const tern_endpoint value_to = {0, PORT_VALUE};
 static actp_config actp = {.prio_bits = 2, .id_bits = 2, .radius = ACTP_RADIUS, .max_len = MUX_HDR_LEN + PAYLOAD,
-                           .data_bits = ACTP_DATA_BITS, .value_to = {0, TERN_PORT_APP(2)}};
+                           .data_bits = ACTP_DATA_BITS, .value_to = &value_to};
 
 MUX_TX_STORAGE(to_actp, 4, PAYLOAD);
 static mux_tx_desc tx_tos[] = {

@@ -38,8 +38,7 @@ static bcs_config bcs = {.macro_slot_us = 200000, .sync_us = 4000, .max_offset_u
 
 static actp_config good(void)
 {
-    return (actp_config){.prio_bits = 2, .id_bits = 2, .radius = 1, .max_len = 17, .node_id = 3,
-                         .value_to = {TERN_NO_TASK, 0}};
+    return (actp_config){.prio_bits = 2, .id_bits = 2, .radius = 1, .max_len = 17, .node_id = 3};
 }
 
 static void refused(actp_config c, actp_status want, const char *why)
