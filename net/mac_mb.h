@@ -17,8 +17,10 @@
  * TX TO); the requests are arbitrated by binary countdown with black bursts
  * over the mode number, most significant bit first -- a 1 is a burst, a 0
  * silence -- and every burst is relayed by every node that hears it, once,
- * BB_CCA_US + MB_RELAY_US after it started, so that a bit reaches the whole
- * network (n_hops hops) within its window. After the last bit every node
+ * MB_RELAY_US after detecting it (at most BB_CCA_US after it started), so
+ * that a bit reaches the whole network (n_hops hops) within its window. A
+ * node whose own burst did not go out stays silent in the slot: it cannot
+ * know what the others decided. After the last bit every node
  * knows the slot's mode, and exactly one node -- the sender of that mode,
  * the only one that can have requested it -- sends its frame. A slot without
  * any sender in any mode is skipped (no signaling).
@@ -27,7 +29,7 @@
  *   [0, lead)                quiet: the previous slot's frame, its CCA tail
  *                            and its sender's return to RX end everywhere;
  *   [lead, lead + bits * W)  one window W per mode bit;
- *   data                     the winner's cc2420_send, MB_SEND_MARGIN_US for
+ *   then data                the winner's cc2420_send, MB_SEND_MARGIN_US for
  *                            loading the TX FIFO, the frame (192 us + bytes);
  * all nodes' clocks within d_maxOffset of each other. */
 #ifndef TERN_NET_MAC_MB_H
