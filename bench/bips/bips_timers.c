@@ -12,6 +12,10 @@
  *   timer  a task timer (a TIMEOUT message): from its deadline to the first
  *          instruction of the task's handler
  *
+ * The BCS timer's expirations are BCS_TIMER_LEAD_TICKS (the take-over,
+ * boards/micaz/bcs_timer.c) further apart, so that each early match comes
+ * after the previous expiration.
+ *
  * Every delay is exact, in CPU cycles: the first instruction of each
  * measured function is an LDS of TCNT1, the kernel clock's low 16 bits, so
  * the delay is that reading minus the low 16 bits of the time the timer
@@ -42,6 +46,10 @@
 #include "tern_params.h"
 
 TERN_PARAMS_DEFAULTS(10000, 0);
+
+#ifndef BCS_TIMER_LEAD_TICKS /* bench/bips/CMakeLists.txt sets it, as for bcs_timer.c */
+#define BCS_TIMER_LEAD_TICKS 0u
+#endif
 
 enum { T_BCS, T_ALARM, T_TIMER, N_TIMERS };
 static const char *const names[N_TIMERS] = {"bcs", "alarm", "timer"};
@@ -80,7 +88,21 @@ static void post(tern_task_id to, tern_port port)
     }
 }
 
-static tern_time next_deadline(void) { return tern_now() + DELAY_BASE + random_below(DELAY_SPREAD); }
+/* The distance is drawn before the clock is read: the draw (a 32-bit
+ * modulo) takes longer than the difference between the timers' paths. */
+static tern_time next_deadline(void)
+{
+    uint32_t d = DELAY_BASE + random_below(DELAY_SPREAD);
+    return tern_now() + d;
+}
+
+/* The BCS timer's events are the lead further apart, so that its early
+ * match (the lead before the event) is never before the previous event. */
+static tern_time next_bcs_deadline(void)
+{
+    uint32_t d = BCS_TIMER_LEAD_TICKS + DELAY_BASE + random_below(DELAY_SPREAD);
+    return tern_now() + d;
+}
 
 /* The counter read that must be each measured function's first instruction. */
 #define READ16(lo, hi)                                                                  \
@@ -115,7 +137,7 @@ static tern_time bcs_target;
 
 static void bcs_arm(void)
 {
-    bcs_target = next_deadline();
+    bcs_target = next_bcs_deadline();
     bcs_timer_set(BCS_TIMER_SLOT, bcs_target);
 }
 

@@ -42,10 +42,12 @@
 #define SLACK_TICKS 64
 /* From the early match to the target: the slow part of the interrupt
  * (~350 cycles when it wakes the CPU from idle) plus what other interrupts
- * and critical sections may delay it by. An app may set it (-D): 1500
- * meets the 40-cycle path without load (docs/bips.md). Off by default:
- * with 1500, apps/bips lost a confirmation in tests/sim/test_bips.py (not
- * investigated yet; the busy lead delays the radio's interrupts). */
+ * and critical sections may delay it by (the kernel's Timer1 interrupt:
+ * ~1,600 cycles). An app may set it (-D): 1500 meets the 40-cycle path
+ * without load, 3500 under load too (docs/bips.md, experiment 1). Off by
+ * default: with 1500, apps/bips lost a confirmation in
+ * tests/sim/test_bips.py (not investigated yet; the busy lead delays the
+ * radio's interrupts). */
 #ifndef BCS_TIMER_LEAD_TICKS
 #define BCS_TIMER_LEAD_TICKS 0u
 #endif

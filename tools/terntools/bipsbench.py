@@ -361,7 +361,7 @@ def run_sfd_case(out: Path, frames: int, ppm: tuple[float, float], lead: int, mo
 def run_sfd(out: Path, *, frames: int = 1500, model: str = "stack", root: Path | None = None) -> dict[str, Any]:
     root = root or repo_root()
     cases = [run_sfd_case(out / f"lead{lead}_{name}", frames, ppm, lead, model, root)
-             for lead in (0, 1500) for name, ppm in (("equal", (0.0, 0.0)), ("ppm40", (40.0, -40.0)))]  # fmt: skip
+             for lead in (0, 3500) for name, ppm in (("equal", (0.0, 0.0)), ("ppm40", (40.0, -40.0)))]  # fmt: skip
     one_cycle_us = cycles_to_us(1)
     targets = []
     for c in cases:
