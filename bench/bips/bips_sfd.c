@@ -52,7 +52,7 @@ static void sfd_seen(tern_time t)
 {
     PORTC |= SFD_PIN;
     PORTC &= (uint8_t)~SLOT_PIN;
-    tern_time at = t + (tern_time)tern_clock_hz() / 1000000u * SLOT_AFTER_US;
+    tern_time at = t + (tern_time)tern_clock_hz() * SLOT_AFTER_US / 1000000u;
     if ((int64_t)(at - tern_now()) <= 0)
         slot_late++;
     bcs_timer_set(BCS_TIMER_SLOT, at);

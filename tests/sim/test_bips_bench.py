@@ -51,9 +51,9 @@ def test_a_lead_past_the_kernel_timer_interrupt_makes_the_load_invisible(timers:
     """Lead 3,500 cycles covers the kernel's Timer1 interrupt (~1,600 cycles with
     interrupts disabled, a higher vector than Timer3's): the same maximum under load."""
     free, loaded = timers[3500][("bcs", False)], timers[3500][("bcs", True)]
-    # within one round of the 8-cycle poll loop of the unloaded minimum: no interrupt got in
-    assert loaded["min"] >= free["min"] and loaded["max"] < free["min"] + 8
-    assert free["max"] < free["min"] + 8
+    # loaded or not, every delay within one round of the 8-cycle poll loop: no interrupt got in
+    lo, hi = min(free["min"], loaded["min"]), max(free["max"], loaded["max"])
+    assert hi - lo < 8 and hi <= bb.BCS_TARGET_CYCLES
     assert timers[0][("bcs", True)]["max"] > timers[0][("bcs", False)]["max"]
 
 
@@ -79,7 +79,8 @@ def test_equal_clocks_give_identical_sfd_and_slot_edges(sfd: dict[str, Any]) -> 
     for lead in (0, 3500):
         eq = case(sfd, lead, [0.0, 0.0])
         assert set(eq["sfd_diffs"]) == {0.0} and set(eq["slot_diffs"]) == {0.0}
-    assert len(sfd["targets"]) == 2 and all(t["met"] for t in sfd["targets"])
+    targets = [t for t in sfd["targets"] if t["met"] is not None]
+    assert len(targets) == 2 and all(t["met"] for t in targets)
 
 
 def test_40_ppm_clocks_differ_by_a_cycle_at_the_sfd_and_by_drift_at_the_slot(sfd: dict[str, Any]) -> None:

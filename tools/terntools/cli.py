@@ -359,7 +359,7 @@ def cmd_bench_bips(args: argparse.Namespace) -> int:
         sys.stdout.write(text + "\n")
         bipsbench.write_outputs(doc, args.out, text)
         plot(doc, args.out / f"{name}.png")
-        failed += sum(1 for t in doc["targets"] if not t["met"])
+        failed += sum(1 for t in doc["targets"] if t["met"] is False)
     print(f"tern bench bips: outputs in {args.out}; {failed} target(s) missed", file=sys.stderr)
     return 0
 
