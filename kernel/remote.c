@@ -119,8 +119,10 @@ static tern_status bus_send(uint8_t dst, uint8_t kind, tern_task_id src, uint8_t
         drop(TERN_REMOTE_DROP_TOO_LONG);
         return TERN_ERANGE;
     }
-    if (len && !payload)
+    if (len && !payload) {
+        drop(TERN_REMOTE_DROP_INVALID);
         return TERN_EINVAL;
+    }
     bool heap = (flags & TERN_MSG_HEAP) && payload;
     if (heap) {
         tern_status st = heap_check_owner(payload, owner_of(src));
@@ -192,9 +194,14 @@ tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id d
                                 tern_port port, const void *payload, uint16_t len,
                                 uint8_t prio)
 {
-    if (!bus || module >= bus->count || module == bus->address)
-        return TERN_EINVAL;
+    if (!bus)
+        return TERN_ESTATE;
     tern_irq_state s = port_irq_save();
+    if (module >= bus->count || module == bus->address) {
+        drop(TERN_REMOTE_DROP_INVALID);
+        port_irq_restore(s);
+        return TERN_EINVAL;
+    }
     tern_status st = bus_send(module, KIND_UNICAST, src, dst, port, (void *)(uintptr_t)payload,
                               len, 0, prio);
     port_irq_restore(s);
@@ -459,6 +466,7 @@ const char *tern_remote_drop_name(tern_remote_drop_reason r)
         [TERN_REMOTE_DROP_QUEUE_FULL] = "queue_full",
         [TERN_REMOTE_DROP_NO_MEMORY] = "no_memory",
         [TERN_REMOTE_DROP_BUS_FAILED] = "bus_failed",
+        [TERN_REMOTE_DROP_INVALID] = "invalid",
         [TERN_REMOTE_DROP_BAD_FRAME] = "bad_frame",
         [TERN_REMOTE_DROP_NO_TASK] = "no_task",
         [TERN_REMOTE_DROP_NO_PORT] = "no_port",

@@ -110,6 +110,7 @@ typedef enum {
     TERN_REMOTE_DROP_QUEUE_FULL,   /* no message for the bus queue (TERN_EFULL) */
     TERN_REMOTE_DROP_NO_MEMORY,    /* no heap block for a queued copy (TERN_ENOMEM) */
     TERN_REMOTE_DROP_BUS_FAILED,   /* the bus refused the frame for good */
+    TERN_REMOTE_DROP_INVALID,      /* a length without a payload, a module outside the bus (TERN_EINVAL) */
     TERN_REMOTE_DROP_BAD_FRAME,    /* received: too short, unknown kind or group */
     TERN_REMOTE_DROP_NO_TASK,      /* received: the destination is not here */
     TERN_REMOTE_DROP_NO_PORT,      /* received: the destination has no such port */

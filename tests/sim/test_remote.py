@@ -81,7 +81,7 @@ def test_streams_both_ways_lose_and_duplicate_nothing(run: dict) -> None:
     assert m2["tx_frames"] == 210 == m1["rx_frames"] == nodes["m1"]["bus"]["frames_received"]
     assert m1["tx_queued"] > 0 and m2["tx_queued"] > 0  # the bus queue was used
     for c in (m1, m2):
-        assert all(c[k] == 0 for k in ("too_long", "queue_full", "no_memory", "bus_failed", "bad_frame",
+        assert all(c[k] == 0 for k in ("too_long", "queue_full", "no_memory", "bus_failed", "invalid", "bad_frame",
                                        "no_task", "refused", "kernel_pool_full"))  # fmt: skip
 
 

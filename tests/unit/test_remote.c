@@ -272,6 +272,8 @@ static void test_free_bus_sends_at_once_and_errors_come_back(void **st)
     /* Raw, to a module: the receiver will judge the port. */
     assert_int_equal(tern_remote_send_to(1, T_SRC, T_LOW, TERN_PORT_APP(7), "r", 1, 0), TERN_OK);
     assert_int_equal(tern_remote_send_to(0, T_SRC, T_LOW, IN, "r", 1, 0), TERN_EINVAL);
+    assert_int_equal(tern_send(T_LOW, IN, NULL, 3, 0), TERN_EINVAL);
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_INVALID], 2);
     assert_int_equal(n_sent, 4);
     assert_int_equal(sent[3].data[3], TERN_PORT_APP(7));
 }
