@@ -1,7 +1,7 @@
 # The two commands at the top of README.md:
 #   make run   - the seed-000 comparison of every model the default board lists: its table,
 #                plots and a verdict per metric beside the paper's TinyOS and MANTIS
-#   make test  - every test: host unit tests (ASan+UBSan), tooling tests,
+#   make test  - every test: host unit tests (ASan+UBSan), the task migrator's Spin model, tooling tests,
 #                emulator harness tests, tern-sim tests and target tests under QEMU / simavr
 # Both install what they need first (Debian packages, a Python venv in .venv).
 
@@ -14,9 +14,9 @@ JOBS ?= $(shell nproc)
 APT_PACKAGES := cmake ninja-build gcc pkg-config libcmocka-dev python3-venv \
 	gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm \
 	gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev tshark \
-	clang libclang-rt-14-dev iputils-ping
+	clang libclang-rt-14-dev iputils-ping spin
 
-.PHONY: setup apt venv run test test-host test-fuzz fuzz test-tools test-harness test-sim test-target bench clean
+.PHONY: setup apt venv run test test-host test-spin test-fuzz fuzz test-tools test-harness test-sim test-target bench clean
 
 setup: apt venv tools/simavr/build/tern-simavr tools/simavr/build/tern-sim
 
@@ -53,12 +53,18 @@ bench: setup
 		--json results/seed000-$(BOARD).json --plots results/seed000-$(BOARD) \
 		--report results/seed000-$(BOARD).md
 
-test: setup test-host test-fuzz test-tools test-harness test-sim test-target
+test: setup test-host test-spin test-fuzz test-tools test-harness test-sim test-target
 
 test-host:
 	cmake -S . -B build/host -G Ninja
 	cmake --build build/host
 	ctest --test-dir build/host --output-on-failure -j $(JOBS)
+
+# The task migrator's Promela model (kernel/migrate.pml) checked with Spin:
+# every interleaving of the protocol as built, and three seeded bugs that
+# must be caught (docs/migration.md).
+test-spin:
+	tests/spin/run.sh build/spin
 
 # Fuzzing (tests/fuzz, docs/reliability.md): libFuzzer with ASan+UBSan,
 # clang; libclang-rt-14-dev holds libclang_rt.fuzzer. test-fuzz replays
