@@ -51,11 +51,14 @@ static tern_mig_slot *slot_new(tern_mig *m, tern_task_id t)
     return NULL;
 }
 
-/* This processor is the source of a migration (it owns m->image). */
-static bool sourcing(const tern_mig *m)
+/* m->image is in use: this processor is the source of a migration (it
+ * keeps the image to resume the task) or is reassembling a fragmented
+ * STATE as a destination. */
+static bool image_busy(const tern_mig *m)
 {
     for (unsigned i = 0; i < TERN_MIG_SLOTS; i++)
-        if (m->slots[i].role == TERN_MIG_SRC_FREEZING || m->slots[i].role == TERN_MIG_SRC_SENT)
+        if (m->slots[i].role == TERN_MIG_SRC_FREEZING || m->slots[i].role == TERN_MIG_SRC_SENT ||
+            m->slots[i].rx_len)
             return true;
     return false;
 }
@@ -96,19 +99,21 @@ static void done(tern_mig *m, tern_task_id t, tern_mig_outcome o, tern_status wh
 }
 
 tern_status tern_mig_init(tern_mig *m, const tern_mig_ops *ops, void *ctx, uint8_t self,
-                          uint8_t n_modules)
+                          uint8_t n_modules, uint16_t mtu)
 {
     if (!m || !ops || !ops->send || !ops->multicast || !ops->locate || !ops->movable ||
         !ops->global_now || !ops->freeze || !ops->unfreeze || !ops->route || !ops->serialize ||
         !ops->detach || !ops->attach || !ops->killed)
         return TERN_EINVAL;
-    if (n_modules < 2 || n_modules > TERN_MIG_MAX_MODULES || self >= n_modules)
+    if (n_modules < 2 || n_modules > TERN_MIG_MAX_MODULES || self >= n_modules ||
+        (mtu && mtu <= HDR))
         return TERN_ERANGE;
     memset(m, 0, sizeof *m);
     m->ops = ops;
     m->ctx = ctx;
     m->self = self;
     m->n_modules = n_modules;
+    m->mtu = mtu;
     return TERN_OK;
 }
 
@@ -165,8 +170,8 @@ static tern_status mig_start(tern_mig *m, tern_task_id t, uint8_t dst, uint8_t r
     tern_status st = check(m, t, dst);
     if (st != TERN_OK)
         return st;
-    if (sourcing(m))
-        return refuse(m, t, TERN_ESTATE, "this processor is already the source of a migration");
+    if (image_busy(m))
+        return refuse(m, t, TERN_ESTATE, "this processor is busy with another migration's image");
     tern_mig_slot *s = slot_new(m, t);
     if (!s)
         return refuse(m, t, TERN_EFULL, "no free migration slot");
@@ -316,7 +321,27 @@ static void mig_send_state(tern_mig *m, tern_mig_slot *s)
     }
     m->image_len = off;
     s->role = TERN_MIG_SRC_SENT;
-    send_to(m, s->dst, p, off);
+    if (!m->mtu || off <= m->mtu) {
+        send_to(m, s->dst, p, off);
+        return;
+    }
+    /* Larger than a bus frame: fragments in order (the link is FIFO), each
+     * with the header, the last one marked. */
+    uint8_t f[HDR + TERN_MIG_FRAGMENT_MAX];
+    uint16_t chunk = (uint16_t)(m->mtu - HDR);
+    if (chunk > TERN_MIG_FRAGMENT_MAX)
+        chunk = TERN_MIG_FRAGMENT_MAX;
+    for (uint16_t at = 0; at < off; at = (uint16_t)(at + chunk)) {
+        uint16_t n = (uint16_t)(off - at < chunk ? off - at : chunk);
+        f[H_KIND] = TERN_MIG_STATE_PART;
+        f[H_TASK] = s->task;
+        f[H_SRC] = s->src;
+        f[H_DST] = s->dst;
+        f[H_ID] = s->id;
+        f[H_AUX] = at + n == off;
+        memcpy(f + HDR, p + at, n);
+        send_to(m, s->dst, f, (uint16_t)(HDR + n));
+    }
 }
 
 tern_status tern_mig_serialized(tern_mig *m, tern_task_id t, const void *state, uint16_t len)
@@ -431,7 +456,9 @@ static void mig_on_state(tern_mig *m, tern_mig_slot *s, const uint8_t *b, uint16
         return;
     }
     tern_mig_image img;
-    tern_status st = decode(m, b, len, &img) ? m->ops->attach(m->ctx, &img) : TERN_EINVAL;
+    tern_status st = !b                          ? TERN_ESTATE /* could not reassemble it */
+                     : decode(m, b, len, &img) ? m->ops->attach(m->ctx, &img)
+                                                 : TERN_EINVAL;
     uint8_t r[HDR] = {TERN_MIG_RESULT, s->task, s->src, s->dst, s->id, (uint8_t)st};
     multicast(m, r, HDR);
     mig_on_result(m, s, st);
@@ -474,11 +501,37 @@ static void mig_on_result(tern_mig *m, tern_mig_slot *s, tern_status st)
     done(m, s->task, TERN_MIG_MOVED, TERN_OK);
 }
 
+/* A fragment of a STATE too large for one bus frame: reassembled in
+ * m->image, unless that is in use (this processor is also the source of
+ * another migration): then the whole STATE fails, which is safe. */
+static void mig_on_state_part(tern_mig *m, tern_mig_slot *s, const uint8_t *b, uint16_t len)
+{
+    uint16_t n = (uint16_t)(len - HDR);
+    if (s->rx_len == 0 && (image_busy(m) || s->rx_bad))
+        s->rx_bad = 1;
+    else if (!s->rx_bad && (uint32_t)s->rx_len + n <= TERN_MIG_IMAGE_MAX) {
+        memcpy(m->image + s->rx_len, b + HDR, n);
+        s->rx_len = (uint16_t)(s->rx_len + n);
+    } else {
+        s->rx_bad = 1;
+        s->rx_len = 0;
+    }
+    if (!b[H_AUX])
+        return;
+    uint16_t total = s->rx_len;
+    bool bad = s->rx_bad;
+    s->rx_len = 0;
+    s->rx_bad = 0;
+    mig_on_state(m, s, bad ? NULL : m->image, total);
+}
+
 void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *b, uint16_t len)
 {
-    (void)from;
-    if (len < HDR || (b[H_KIND] != TERN_MIG_STATE && len != HDR) || b[H_KIND] < TERN_MIG_REQUEST ||
-        b[H_KIND] > TERN_MIG_KILLED) {
+    if (from == m->self)
+        return; /* a bus that hands a multicast back to its sender */
+    if (len < HDR || b[H_KIND] < TERN_MIG_REQUEST || b[H_KIND] > TERN_MIG_STATE_PART ||
+        (b[H_KIND] != TERN_MIG_STATE && b[H_KIND] != TERN_MIG_STATE_PART && len != HDR) ||
+        (b[H_KIND] == TERN_MIG_STATE_PART && len == HDR)) {
         m->stats.bad_messages++;
         return;
     }
@@ -513,6 +566,13 @@ void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *b, uint16_t len)
         return;
     case TERN_MIG_STATE:
         mig_on_state(m, s, b, len);
+        return;
+    case TERN_MIG_STATE_PART:
+        if (s->role != TERN_MIG_FROZEN_WAIT || s->dst != m->self) {
+            m->stats.bad_messages++;
+            return;
+        }
+        mig_on_state_part(m, s, b, len);
         return;
     case TERN_MIG_RESULT:
         if (s->role == TERN_MIG_SRC_FREEZING) {

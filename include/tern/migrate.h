@@ -35,6 +35,10 @@
 #define TERN_MIG_IMAGE_MAX 1400 /* bytes of one STATE: task state, routes, timers, held messages */
 #endif
 
+#ifndef TERN_MIG_FRAGMENT_MAX
+#define TERN_MIG_FRAGMENT_MAX 64 /* image bytes per STATE fragment at most (a stack buffer) */
+#endif
+
 #define TERN_MIG_NOWHERE 0xFF /* locate(): the task is on no processor (killed, unknown) */
 
 /* Protocol messages (the first byte of every migrator message). */
@@ -47,6 +51,7 @@ typedef enum {
     TERN_MIG_RESULT,      /* dst -> all: DESERIALIZE's outcome (step 6) */
     TERN_MIG_RESUMED,     /* source -> all: after a failure, resumed at the source (step 7) */
     TERN_MIG_KILLED,      /* source -> all: could not resume, task killed (step 7) */
+    TERN_MIG_STATE_PART,  /* source -> dst: a fragment of a STATE larger than a frame */
 } tern_mig_kind;
 
 /* How a migration ended, as reported to ops->done on every processor. */
@@ -105,8 +110,12 @@ bool tern_mig_msg_next(const tern_mig_image *img, uint16_t *off, tern_mig_held *
 /* What the engine needs. The transport must be reliable and FIFO between
  * each pair of processors for migrator messages and for application
  * messages to the migrating task alike (a processor bus is: one frame at a
- * time, hardware flow control). Buffers passed to send/multicast are only
- * valid during the call. */
+ * time, hardware flow control). A bus manager that queues by destination
+ * priority keeps that if it sends a FROZEN reply (buf[0]) at the migrating
+ * task's priority (buf[1] is the task) or lower: it then cannot overtake a
+ * message to the task queued before it. Buffers passed to send/multicast
+ * are only valid during the call; multicast may hand the message back to
+ * this processor too (it is ignored). */
 typedef struct {
     /* transport (the bus manager and multicast manager) */
     tern_status (*send)(void *ctx, uint8_t module, const uint8_t *buf, uint16_t len);
@@ -169,6 +178,8 @@ typedef struct {
     uint8_t id;         /* the source's number for this migration */
     uint8_t replies;    /* source: modules whose FROZEN arrived (bit per module) */
     uint8_t serialized; /* source: the SERIALIZE handler returned */
+    uint8_t rx_bad;     /* destination: a fragment could not be kept */
+    uint16_t rx_len;    /* destination: bytes of a fragmented STATE so far */
 } tern_mig_slot;
 
 typedef struct {
@@ -176,6 +187,7 @@ typedef struct {
     void *ctx;
     uint8_t self, n_modules;
     uint8_t next_id;
+    uint16_t mtu; /* largest message the transport carries, 0: no limit */
     tern_mig_slot slots[TERN_MIG_SLOTS];
     tern_mig_stats stats;
     /* The source's image: header, serialized state, then what detach adds.
@@ -185,9 +197,12 @@ typedef struct {
     char error[96]; /* the last refusal, in words (names the task) */
 } tern_mig;
 
-/* Set up the engine of processor `self` among `n_modules` (0..n-1). */
+/* Set up the engine of processor `self` among `n_modules` (0..n-1, bus
+ * addresses). `mtu`: the largest message send() may be given (a bus
+ * frame's payload), 0 for no limit; a STATE larger than that goes in
+ * fragments. */
 tern_status tern_mig_init(tern_mig *m, const tern_mig_ops *ops, void *ctx, uint8_t self,
-                          uint8_t n_modules);
+                          uint8_t n_modules, uint16_t mtu);
 
 /* Step 1: ask to move task t to processor dst. Checked here first (unknown
  * task or module, not movable, already there, already migrating): refused
@@ -195,7 +210,8 @@ tern_status tern_mig_init(tern_mig *m, const tern_mig_ops *ops, void *ctx, uint8
  * source (step 2), or started here if this is the source. */
 tern_status tern_mig_request(tern_mig *m, tern_task_id t, uint8_t dst);
 
-/* A migrator message from the bus (from processor `from`). */
+/* A migrator message from the bus (from processor `from`; one from this
+ * processor itself, a multicast handed back, is ignored). */
 void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *buf, uint16_t len);
 
 /* The kernel: task t's SERIALIZE handler has produced its state. */

@@ -88,7 +88,12 @@ static struct {
     uint32_t handled_before, in_image; /* at detach */
     unsigned refusals;                 /* REFUSE outcomes seen by requesters */
     bool fail_serialize;
+    uint16_t mtu; /* 0, or a bus frame's payload: STATE goes in fragments */
+    uint16_t pad; /* bytes of task state beyond task_state */
 } w;
+
+/* tern-sim's processor bus as kernel/remote.c frames it: 64-byte frames, 4 of header. */
+#define BUS_MTU 60
 
 static uint64_t rnd(void)
 {
@@ -159,6 +164,7 @@ static tern_status op_send(void *ctx, uint8_t module, const uint8_t *b, uint16_t
 {
     proc *p = ctx;
     assert_true(module < w.n && module != p->id);
+    assert_true(!w.mtu || len <= w.mtu);
     link_put(p->id, module, b, len);
     return TERN_OK;
 }
@@ -166,8 +172,9 @@ static tern_status op_send(void *ctx, uint8_t module, const uint8_t *b, uint16_t
 static tern_status op_multicast(void *ctx, const uint8_t *b, uint16_t len)
 {
     proc *p = ctx;
+    assert_true(!w.mtu || len <= w.mtu);
     for (uint8_t j = 0; j < w.n; j++)
-        if (j != p->id)
+        if (j != p->id || w.mtu) /* a bus multicast comes back to its sender too */
             link_put(p->id, j, b, len);
     return TERN_OK;
 }
@@ -266,8 +273,10 @@ static tern_status op_attach(void *ctx, const tern_mig_image *img)
     assert_false(p->has_task);
     if (p->fail_attach)
         return TERN_ENOMEM;
-    assert_int_equal(img->state_len, sizeof p->ts);
+    assert_int_equal(img->state_len, sizeof p->ts + w.pad);
     memcpy(&p->ts, img->state, sizeof p->ts);
+    for (unsigned i = 0; i < w.pad; i++)
+        assert_int_equal(img->state[sizeof p->ts + i], (uint8_t)(i * 7));
     assert_int_equal(p->ts.magic, 0x7E57);
     assert_int_equal(img->n_routes, 2);
     assert_int_equal(img->routes[0].task, 7);
@@ -326,7 +335,7 @@ static const tern_mig_ops ops = {
 
 /* --- the world ----------------------------------------------------------------------- */
 
-static void world(unsigned n, uint8_t src, uint64_t seed, uint32_t budget)
+static void world_mtu(unsigned n, uint8_t src, uint64_t seed, uint32_t budget, uint16_t mtu)
 {
     for (unsigned i = 0; i < MAXP; i++)
         for (unsigned j = 0; j < MAXP; j++)
@@ -339,17 +348,25 @@ static void world(unsigned n, uint8_t src, uint64_t seed, uint32_t budget)
     w.n = n;
     w.rng = seed;
     w.budget = budget;
+    w.mtu = mtu;
     for (uint8_t i = 0; i < n; i++) {
         proc *p = &w.p[i];
         p->id = i;
         p->route = src;
         p->outcome = -1;
-        assert_int_equal(tern_mig_init(&p->mig, &ops, p, i, (uint8_t)n), TERN_OK);
+        assert_int_equal(tern_mig_init(&p->mig, &ops, p, i, (uint8_t)n, w.mtu), TERN_OK);
     }
     w.p[src].has_task = true;
     w.p[src].ts.magic = 0x7E57;
     for (unsigned s = 0; s < SENDERS; s++)
         w.sender_at[s] = (uint8_t)(s % n); /* on the source, the destination, a third */
+}
+
+/* Odd seeds run over a bus-like transport: frames of BUS_MTU bytes,
+ * multicasts handed back to their sender. */
+static void world(unsigned n, uint8_t src, uint64_t seed, uint32_t budget)
+{
+    world_mtu(n, src, seed, budget, seed & 1 ? BUS_MTU : 0);
 }
 
 static unsigned where_count(void)
@@ -456,10 +473,14 @@ static bool step(bool clock)
     } else if (e < 400) {
         proc *p = &w.p[e - 300];
         p->serialize_pending = false;
+        static uint8_t buf[2 * TERN_MIG_IMAGE_MAX];
+        memcpy(buf, &p->ts, sizeof p->ts);
+        for (unsigned i = 0; i < w.pad; i++)
+            buf[sizeof p->ts + i] = (uint8_t)(i * 7);
         if (w.fail_serialize)
             tern_mig_serialized(&p->mig, T, NULL, 1);
         else
-            tern_mig_serialized(&p->mig, T, &p->ts, sizeof p->ts);
+            tern_mig_serialized(&p->mig, T, buf, (uint16_t)(sizeof p->ts + w.pad));
     } else {
         tick();
     }
@@ -664,6 +685,32 @@ static void test_timer_expiring_in_flight_fires_on_destination(void **st)
     free_links();
 }
 
+/* Task state of 0 B to 1 kB in 60-byte bus frames: STATE in fragments,
+ * reassembled at the destination; a state too large for an image
+ * (TERN_MIG_IMAGE_MAX) is refused by tern_mig_serialized and the task stays. */
+static void test_state_sizes_over_bus_frames(void **st)
+{
+    (void)st;
+    static const uint16_t pads[] = {0, 1, 31, 200, 1024};
+    for (unsigned k = 0; k < sizeof pads / sizeof pads[0]; k++)
+        for (uint64_t seed = 1; seed <= 40; seed++) {
+            world_mtu(3, 0, seed, 6, BUS_MTU);
+            w.pad = pads[k];
+            assert_int_equal(tern_mig_request(&w.p[2].mig, T, 1), TERN_OK);
+            run_to_end();
+            check_all_delivered(1);
+            assert_int_equal(w.p[1].mig.stats.bad_messages, 0);
+        }
+    world_mtu(3, 0, 5, 6, BUS_MTU);
+    w.pad = TERN_MIG_IMAGE_MAX;
+    assert_int_equal(tern_mig_request(&w.p[2].mig, T, 1), TERN_OK);
+    run_to_end();
+    check_all_delivered(0);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(w.p[i].outcome, TERN_MIG_STAYED);
+    free_links();
+}
+
 /* A task bound to hardware is refused by name; so are unknown tasks and
  * processors, and a second request while the task is migrating. */
 static void test_refusals_by_name(void **st)
@@ -710,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_failed_serialize_stays),
         cmocka_unit_test(test_failed_resume_kills),
         cmocka_unit_test(test_timer_expiring_in_flight_fires_on_destination),
+        cmocka_unit_test(test_state_sizes_over_bus_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
