@@ -30,6 +30,7 @@ static tern_alarm retry;                 /* looks again while the bus is busy or
 static bool rx_waiting;                  /* a received frame was refused for room */
 static uint8_t rx_skip;                  /* members of that multicast already served */
 static tern_remote_counters counters;
+static uint8_t frozen[(TERN_MAX_TASKS + 7) / 8]; /* per task: its messages wait here */
 
 static msg_remote_ops ops;
 
@@ -79,32 +80,75 @@ static tern_bus_result transmit(uint8_t dst, uint8_t kind, tern_task_id src, uin
     return r;
 }
 
-static void arm_retry(void)
+static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port,
+                           const uint8_t *data, uint8_t n);
+static bool no_room(tern_status st);
+static void count_refusal(tern_status st);
+
+/* A queued message for a task that migrated here: to it like a received
+ * one. False: no room now (it stays queued). */
+static bool deliver_here(tern_msg *m)
 {
-    if ((queue || rx_waiting) && !retry.armed)
-        tern_alarm_set(&retry, tern_now() + bus->retry_ticks, 0);
+    tern_status st = deliver(m->src, m->dst, m->port, m->payload, (uint8_t)m->len);
+    if (no_room(st))
+        return false;
+    if (st == TERN_OK)
+        counters.rx_frames++;
+    else
+        count_refusal(st);
+    if (m->payload)
+        heap_free(m->payload); /* deliver() gave the task its own copy */
+    return true;
 }
 
-/* Send what waits, head first, until the bus is busy. Interrupts disabled. */
+/* A unicast to a task the migrator froze waits (tern_remote_freeze). */
+static bool held_back(uint8_t kind, tern_task_id to)
+{
+    return kind == KIND_UNICAST && to < TERN_MAX_TASKS && (frozen[to >> 3] & (1u << (to & 7)));
+}
+
+/* Send what waits, in queue order, until the bus is busy; messages to a
+ * frozen task stay, the others pass them. While something that could
+ * leave waits (or a received frame does), the retry alarm looks again.
+ * Interrupts disabled. */
 static void pump(void)
 {
-    while (queue) {
-        tern_msg *m = queue;
-        /* The module is looked up now, not when queued: a task that
-         * migrated meanwhile is followed (tern_remote_set_module). */
-        uint8_t dst = (uint8_t)m->posted;
-        bool mcast = (m->flags & QUEUED_MCAST) != 0;
-        tern_bus_result r = transmit(dst, mcast ? KIND_MCAST : KIND_UNICAST, m->src, m->dst,
-                                     m->port, m->payload, (uint8_t)m->len);
-        if (r == TERN_BUS_BUSY)
+    bool waiting = false;
+    tern_msg **pp = &queue;
+    while (*pp) {
+        tern_msg *m = *pp;
+        uint8_t kind = (m->flags & QUEUED_MCAST) ? KIND_MCAST : KIND_UNICAST;
+        if (held_back(kind, m->dst)) {
+            pp = &m->next;
+            continue;
+        }
+        /* m->posted: the bus address, kept current by tern_remote_set_module;
+         * ours when the task has moved here meanwhile. */
+        if ((uint8_t)m->posted == bus->address) {
+            if (!deliver_here(m)) {
+                waiting = true; /* no room yet: again later, in order */
+                pp = &m->next;
+            } else {
+                *pp = m->next;
+                counters.queue_depth--;
+                msg_free(m);
+            }
+            continue;
+        }
+        tern_bus_result r = transmit((uint8_t)m->posted, kind, m->src, m->dst, m->port,
+                                     m->payload, (uint8_t)m->len);
+        if (r == TERN_BUS_BUSY) {
+            waiting = true;
             break;
-        queue = m->next;
+        }
+        *pp = m->next;
         counters.queue_depth--;
         if (m->payload)
             heap_free(m->payload);
         msg_free(m);
     }
-    arm_retry();
+    if ((waiting || rx_waiting) && !retry.armed)
+        tern_alarm_set(&retry, tern_now() + bus->retry_ticks, 0);
 }
 
 /* Send now if nothing waits and the bus is free, else queue a copy by
@@ -129,7 +173,7 @@ static tern_status bus_send(uint8_t dst, uint8_t kind, tern_task_id src, uint8_t
         if (st != TERN_OK)
             return st;
     }
-    if (!queue) {
+    if (!queue && !held_back(kind, to)) {
         tern_bus_result r = transmit(dst, kind, src, to, port, payload, (uint8_t)len);
         if (r == TERN_BUS_FAILED)
             return TERN_EINVAL;
@@ -427,6 +471,7 @@ tern_status tern_remote_attach(const tern_bus *b)
     memset(local_members, 0, sizeof local_members);
     memset(group_prio, 0, sizeof group_prio);
     memset(&counters, 0, sizeof counters);
+    memset(frozen, 0, sizeof frozen);
     tern_alarm_init(&retry, retry_fires, NULL);
     ops.address = b->address;
     ops.count = b->count;
@@ -447,13 +492,32 @@ tern_status tern_remote_set_module(tern_task_id id, uint8_t module)
         return TERN_EINVAL;
     tern_irq_state s = port_irq_save();
     tcbs[id].module = module;
-    /* What already waits for the bus goes where the task is now. */
+    /* What already waits for the bus goes where the task is now: here too
+     * (pump delivers it, once the task is instantiated and unfrozen). */
     for (tern_msg *m = queue; m; m = m->next)
-        if (!(m->flags & QUEUED_MCAST) && m->dst == id && module != TERN_REMOTE_NONE)
-            m->posted = module;
+        if (!(m->flags & QUEUED_MCAST) && m->dst == id)
+            m->posted = module == TERN_REMOTE_NONE ? bus->address : module;
+    pump();
     port_irq_restore(s);
     return TERN_OK;
 }
+
+static tern_status set_frozen(tern_task_id id, bool on)
+{
+    if (!bus || id >= TERN_MAX_TASKS)
+        return TERN_ENOTASK;
+    tern_irq_state s = port_irq_save();
+    if (on)
+        frozen[id >> 3] |= (uint8_t)(1u << (id & 7));
+    else
+        frozen[id >> 3] &= (uint8_t)~(1u << (id & 7));
+    pump();
+    port_irq_restore(s);
+    return TERN_OK;
+}
+
+tern_status tern_remote_freeze(tern_task_id id) { return set_frozen(id, true); }
+tern_status tern_remote_unfreeze(tern_task_id id) { return set_frozen(id, false); }
 
 uint8_t tern_remote_address(void) { return bus ? bus->address : TERN_REMOTE_NONE; }
 

@@ -102,6 +102,16 @@ tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id d
                                 tern_port port, const void *payload, uint16_t len,
                                 uint8_t prio);
 
+/* The migrator's FREEZE on this processor's bus side (tern_mig_ops.freeze):
+ * from now on unicasts to task id (through its TCB or tern_remote_send_to)
+ * wait in the bus queue, in order, and nothing to it leaves; others pass
+ * them. tern_remote_unfreeze sends them on, to the module the TCB names
+ * then (tern_remote_set_module first, for a task that moved). Freezing a
+ * task that runs here is the scheduler's business, not this. TERN_ENOTASK
+ * for an id beyond the table or without a bus. */
+tern_status tern_remote_freeze(tern_task_id id);
+tern_status tern_remote_unfreeze(tern_task_id id);
+
 /* This processor's bus address (TERN_REMOTE_NONE without a bus). */
 uint8_t tern_remote_address(void);
 

@@ -278,6 +278,67 @@ static void test_free_bus_sends_at_once_and_errors_come_back(void **st)
     assert_int_equal(sent[3].data[3], TERN_PORT_APP(7));
 }
 
+/* ---- for the migrator: freeze, move, unfreeze ---- */
+
+static const tern_bus three = {.send = fake_send, .poll = fake_poll, .address = 0, .count = 3,
+                               .frame_max = 64, .retry_ticks = 50};
+
+/* While `high` is frozen its messages wait in the bus queue, in order,
+ * and others pass them; moved to processor 2 and unfrozen, they go there;
+ * moved here instead, they are delivered here. */
+static void test_frozen_task_messages_wait_and_follow_it(void **st)
+{
+    (void)st;
+    host_reset(0);
+    tern_init();
+    n_sent = 0;
+    room = 100;
+    log_[0] = '\0';
+    assert_int_equal(tern_remote_attach(&three), TERN_OK);
+    assert_int_equal(tern_app_start(&app, NULL), TERN_OK);
+    host_run_until(10);
+    heap_free_at_start = tern_heap_free_bytes();
+    assert_int_equal(tern_remote_freeze(T_HIGH), TERN_OK);
+    assert_int_equal(tern_send(T_HIGH, IN, "h1", 2, 0), TERN_OK);
+    assert_int_equal(tern_send(T_LOW, IN, "l1", 2, 0), TERN_OK);
+    assert_int_equal(tern_remote_send_to(1, T_SRC, T_HIGH, IN, "h2", 2, 5), TERN_OK);
+    host_run_until(500);
+    assert_int_equal(n_sent, 1); /* only low's */
+    assert_int_equal(sent[0].data[2], T_LOW);
+    assert_int_equal(tern_remote_stats()->queue_depth, 2);
+    assert_int_equal(tern_remote_set_module(T_HIGH, 2), TERN_OK);
+    host_run_until(600);
+    assert_int_equal(n_sent, 1); /* moved, still frozen */
+    assert_int_equal(tern_remote_unfreeze(T_HIGH), TERN_OK);
+    assert_int_equal(n_sent, 3);
+    assert_int_equal(sent[1].dst, 2);
+    assert_memory_equal(sent[1].data + TERN_REMOTE_HEADER, "h1", 2);
+    assert_int_equal(sent[2].dst, 2);
+    assert_memory_equal(sent[2].data + TERN_REMOTE_HEADER, "h2", 2);
+
+    /* Frozen again, and it comes here: what waits is delivered here, in
+     * order, once unfrozen (`sink` stands for a task the migrator attached
+     * here; `high` was not instantiated here: refused, counted). */
+    assert_int_equal(tern_remote_freeze(T_HIGH), TERN_OK);
+    assert_int_equal(tern_remote_freeze(T_SINK), TERN_OK);
+    assert_int_equal(tern_send(T_HIGH, IN, "h3", 2, 0), TERN_OK);
+    assert_int_equal(tern_remote_send_to(1, T_SRC, T_SINK, IN, "s1", 2, 3), TERN_OK);
+    assert_int_equal(tern_remote_send_to(2, T_SRC, T_SINK, IN, "s2", 2, 3), TERN_OK);
+    assert_int_equal(tern_remote_set_module(T_HIGH, TERN_REMOTE_NONE), TERN_OK);
+    assert_int_equal(tern_remote_set_module(T_SINK, TERN_REMOTE_NONE), TERN_OK);
+    host_run_until(700);
+    assert_int_equal(n_sent, 3);
+    assert_string_equal(log_, "");
+    assert_int_equal(tern_remote_unfreeze(T_SINK), TERN_OK);
+    assert_int_equal(tern_remote_unfreeze(T_HIGH), TERN_OK);
+    host_run_until(800);
+    assert_string_equal(log_, "sink<src:s1 sink<src:s2 ");
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_NO_TASK], 1);
+    assert_int_equal(tern_remote_stats()->queue_depth, 0);
+    assert_int_equal(n_sent, 3);
+    assert_int_equal(tern_heap_free_bytes(), heap_free_at_start);
+}
+
 /* ---- reception ---- */
 
 /* The driver's side: frames arrive in order; the first one not taken
@@ -438,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_remote_tcbs_for_the_other_module_only),
         cmocka_unit_test(test_bus_queue_orders_by_destination_priority),
         cmocka_unit_test(test_free_bus_sends_at_once_and_errors_come_back),
+        cmocka_unit_test(test_frozen_task_messages_wait_and_follow_it),
         cmocka_unit_test(test_received_message_follows_local_rules),
         cmocka_unit_test(test_received_message_waits_for_higher_priority),
         cmocka_unit_test(test_no_room_keeps_the_frame_on_the_bus),
