@@ -46,8 +46,7 @@
  * ~1,600 cycles). An app may set it (-D): 1500 meets the 40-cycle path
  * without load, 3500 under load too (docs/bips.md, experiment 1). Off by
  * default: with 1500, apps/bips lost a confirmation in
- * tests/sim/test_bips.py (not investigated yet; the busy lead delays the
- * radio's interrupts). */
+ * tests/sim/test_bips.py (not investigated yet, docs/bips.md). */
 #ifndef BCS_TIMER_LEAD_TICKS
 #define BCS_TIMER_LEAD_TICKS 0u
 #endif

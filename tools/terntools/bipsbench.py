@@ -37,7 +37,6 @@ BOARD = "micaz"
 F_CPU = 7_372_800
 PARAMS_SECTION = ".tern_params"
 PS_PER_US = 1_000_000
-CYCLE_PS = 1e12 / F_CPU  # 135.6 ns
 
 # seed 004 Table 1 (Imote 2, 104 MHz; times in us, instructions), w/o load and with load
 TABLE1: tuple[tuple[str, str, tuple[float, float, float], tuple[float, float, float]], ...] = (
