@@ -183,7 +183,7 @@ static tern_status bus_send(uint8_t dst, uint8_t kind, tern_task_id src, uint8_t
             return TERN_OK;
         }
     }
-    tern_msg *m = msg_alloc();
+    tern_msg *m = counters.queue_depth < TERN_REMOTE_QUEUE_MAX ? msg_alloc() : NULL;
     if (!m) {
         drop(TERN_REMOTE_DROP_QUEUE_FULL);
         return TERN_EFULL;

@@ -26,6 +26,11 @@
 #ifndef TERN_MSG_POOL
 #define TERN_MSG_POOL 32 /* messages in flight (queued, held or being handled) */
 #endif
+#ifndef TERN_REMOTE_QUEUE_MAX
+/* messages waiting for the processor bus (kernel/remote.c), at most: the
+ * rest of the pool stays for local messages */
+#define TERN_REMOTE_QUEUE_MAX (TERN_MSG_POOL / 2)
+#endif
 #ifndef TERN_TIMERS_PER_TASK
 #define TERN_TIMERS_PER_TASK 4 /* TIMEOUT0..3 */
 #endif

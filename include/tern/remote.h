@@ -117,7 +117,7 @@ uint8_t tern_remote_address(void);
 
 typedef enum {
     TERN_REMOTE_DROP_TOO_LONG = 0, /* payload longer than a frame holds (TERN_ERANGE) */
-    TERN_REMOTE_DROP_QUEUE_FULL,   /* no message for the bus queue (TERN_EFULL) */
+    TERN_REMOTE_DROP_QUEUE_FULL,   /* bus queue at TERN_REMOTE_QUEUE_MAX or pool empty (TERN_EFULL) */
     TERN_REMOTE_DROP_NO_MEMORY,    /* no heap block for a queued copy (TERN_ENOMEM) */
     TERN_REMOTE_DROP_BUS_FAILED,   /* the bus refused the frame for good */
     TERN_REMOTE_DROP_INVALID,      /* a length without a payload, a module outside the bus (TERN_EINVAL) */

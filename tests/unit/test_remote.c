@@ -249,6 +249,24 @@ static void test_bus_queue_orders_by_destination_priority(void **st)
     assert_int_equal(tern_heap_free_bytes(), heap_free_at_start); /* every queued copy freed */
 }
 
+/* The bus queue takes at most TERN_REMOTE_QUEUE_MAX messages: the rest of
+ * the pool stays for local messages. */
+static void test_bus_queue_is_bounded(void **st)
+{
+    (void)st;
+    start(0);
+    unsigned ok = 0;
+    for (unsigned i = 0; i < TERN_REMOTE_QUEUE_MAX + 3; i++)
+        ok += tern_send(T_LOW, IN, "q", 1, 0) == TERN_OK;
+    assert_int_equal(ok, TERN_REMOTE_QUEUE_MAX);
+    assert_int_equal(tern_send(T_LOW, IN, "q", 1, 0), TERN_EFULL);
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_QUEUE_FULL], 4);
+    assert_int_equal(tern_send(T_SINK, IN, NULL, 0, 0), TERN_OK); /* local still has room */
+    room = 100;
+    host_run_until(500);
+    assert_int_equal(n_sent, TERN_REMOTE_QUEUE_MAX);
+}
+
 static void test_free_bus_sends_at_once_and_errors_come_back(void **st)
 {
     (void)st;
@@ -498,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_single_processor_flags),
         cmocka_unit_test(test_remote_tcbs_for_the_other_module_only),
         cmocka_unit_test(test_bus_queue_orders_by_destination_priority),
+        cmocka_unit_test(test_bus_queue_is_bounded),
         cmocka_unit_test(test_free_bus_sends_at_once_and_errors_come_back),
         cmocka_unit_test(test_frozen_task_messages_wait_and_follow_it),
         cmocka_unit_test(test_received_message_follows_local_rules),
