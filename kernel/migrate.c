@@ -65,10 +65,7 @@ static bool image_busy(const tern_mig *m)
 
 bool tern_mig_busy(const tern_mig *m, tern_task_id t)
 {
-    for (unsigned i = 0; i < TERN_MIG_SLOTS; i++)
-        if (m->slots[i].role != TERN_MIG_IDLE && m->slots[i].task == t)
-            return true;
-    return false;
+    return slot_of((tern_mig *)m, t) != NULL; /* slot_of only reads */
 }
 
 static void send_to(tern_mig *m, uint8_t module, const uint8_t *buf, uint16_t len)
@@ -234,13 +231,23 @@ static void mig_on_request(tern_mig *m, const uint8_t *b)
 }
 
 /* Step 4 at every other processor: freeze the senders here, reply. */
+#define FROZEN_REFUSED 0x80 /* in FROZEN's aux: this processor cannot take part */
+
 static void mig_on_freeze(tern_mig *m, const uint8_t *b)
 {
-    tern_mig_slot *s = slot_new(m, b[1]);
-    if (!s || b[H_SRC] >= m->n_modules || b[H_DST] >= m->n_modules) {
-        /* No slot: a build with too few TERN_MIG_SLOTS; the source waits
-         * for this reply forever rather than move the task unsafely. */
+    if (b[H_SRC] >= m->n_modules || b[H_DST] >= m->n_modules) {
         m->stats.bad_messages++;
+        return;
+    }
+    tern_mig_slot *s = slot_new(m, b[H_TASK]);
+    if (!s) {
+        /* Every slot is taken by other migrations: without one this
+         * processor could not follow this one, so it says no and the
+         * source gives up (RESUMED), as after a failed SERIALIZE. */
+        uint8_t r[HDR] = {TERN_MIG_FROZEN, b[H_TASK], b[H_SRC], b[H_DST], b[H_ID],
+                          (uint8_t)(m->self | FROZEN_REFUSED)};
+        m->stats.refused++;
+        send_to(m, b[H_SRC], r, HDR);
         return;
     }
     s->role = TERN_MIG_FROZEN_WAIT;
@@ -277,8 +284,8 @@ static void mig_send_state(tern_mig *m, tern_mig_slot *s)
     if (s->role != TERN_MIG_SRC_FREEZING || !s->serialized ||
         s->replies != (uint8_t)((1u << m->n_modules) - 1))
         return;
-    if (s->serialized != 1) {
-        mig_abort(m, s, TERN_ENOMEM);
+    if (s->serialized != 1 || s->declined) {
+        mig_abort(m, s, s->declined ? TERN_EFULL : TERN_ENOMEM);
         return;
     }
     uint8_t *p = m->image;
@@ -367,11 +374,14 @@ tern_status tern_mig_serialized(tern_mig *m, tern_task_id t, const void *state, 
 
 static void mig_on_frozen(tern_mig *m, tern_mig_slot *s, const uint8_t *b)
 {
-    if (s->role != TERN_MIG_SRC_FREEZING || b[H_AUX] >= m->n_modules) {
+    uint8_t from = b[H_AUX] & (uint8_t)~FROZEN_REFUSED;
+    if (s->role != TERN_MIG_SRC_FREEZING || from >= m->n_modules) {
         m->stats.bad_messages++;
         return;
     }
-    s->replies |= (uint8_t)(1u << b[H_AUX]);
+    s->replies |= (uint8_t)(1u << from);
+    if (b[H_AUX] & FROZEN_REFUSED)
+        s->declined = 1;
     mig_send_state(m, s);
 }
 

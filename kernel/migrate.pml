@@ -5,9 +5,9 @@
  * Three processors: 0 is the source (the task starts there), 1 the
  * destination, 2 asks for the migration. One sender on each processor
  * keeps sending K sequence-numbered messages to the task while the
- * migration runs; the task checks every sequence number. The destination
- * may fail DESERIALIZE, the source may then fail to resume (the task is
- * killed). The task's timer may expire at any moment, in flight included.
+ * migration runs; the task checks every sequence number. SERIALIZE may
+ * fail (the source gives up), the destination may fail DESERIALIZE, the
+ * source may then fail to resume (the task is killed). The task's timer may expire at any moment, in flight included.
  * Links are FIFO per ordered pair of processors and nothing more (a
  * processor bus is stronger: one total order).
  *
@@ -63,7 +63,8 @@ bool frozen[N];      /* ops.freeze: senders here hold their messages to the task
 byte route[N];       /* routing entry: where this processor sends the task's messages */
 byte role[N];
 byte replies;        /* the source's count of FROZEN replies (itself included) */
-bool serialize_pending, serialized;
+bool serialize_pending;
+byte serialized;     /* 1: SERIALIZE returned the state, 2: it failed */
 byte tlast[3];       /* the task's own state: last seq handled per sender (it travels) */
 byte dropped;        /* messages dropped because the task was killed (counted) */
 bool killed;
@@ -128,9 +129,9 @@ inline send_state()
 {
     if
 #ifdef BUG_NO_WAIT
-    :: role[SRC] == SRC_FREEZING && serialized ->
+    :: role[SRC] == SRC_FREEZING && serialized == 1 ->
 #else
-    :: role[SRC] == SRC_FREEZING && serialized && replies == N ->
+    :: role[SRC] == SRC_FREEZING && serialized == 1 && replies == N ->
 #endif
         has_task[SRC] = 0;
         n = len(tq[SRC]);
@@ -146,6 +147,12 @@ inline send_state()
         od;
         L(SRC, DST)!STATE, 0, 0;
         role[SRC] = SRC_SENT
+    :: role[SRC] == SRC_FREEZING && serialized == 2 && replies == N ->
+        /* mig_abort(): SERIALIZE failed (or a processor declined: no
+         * slot); the task never left: everybody unfreezes */
+        L(SRC, DST)!RESUMED, 0, 0; L(SRC, REQ)!RESUMED, 0, 0;
+        unfreeze(SRC);
+        role[SRC] = IDLE
     :: else -> skip
     fi
 }
@@ -276,7 +283,13 @@ end:
         fi;
         inv() }
     :: atomic { /* tern_mig_serialized(): the SERIALIZE handler returned */
-        p == SRC && serialize_pending -> serialize_pending = 0; serialized = 1;
+        p == SRC && serialize_pending -> serialize_pending = 0;
+        if
+        :: serialized = 1
+#ifndef NO_FAIL
+        :: serialized = 2
+#endif
+        fi;
         send_state();
         inv() }
     od

@@ -29,7 +29,7 @@
 #define TERN_MIG_MAX_MODULES 8 /* processors on one bus (a reply bitmask is 8 bits) */
 #endif
 #ifndef TERN_MIG_SLOTS
-#define TERN_MIG_SLOTS 2 /* migrations this processor takes part in at once */
+#define TERN_MIG_SLOTS 2 /* migrations this processor takes part in at once (more: refused, EFULL) */
 #endif
 #ifndef TERN_MIG_IMAGE_MAX
 #define TERN_MIG_IMAGE_MAX 1400 /* bytes of one STATE: task state, routes, timers, held messages */
@@ -177,7 +177,8 @@ typedef struct {
     uint8_t src, dst, requester;
     uint8_t id;         /* the source's number for this migration */
     uint8_t replies;    /* source: modules whose FROZEN arrived (bit per module) */
-    uint8_t serialized; /* source: the SERIALIZE handler returned */
+    uint8_t serialized; /* source: the SERIALIZE handler returned (1) or failed (2) */
+    uint8_t declined;   /* source: a processor had no slot to follow the migration */
     uint8_t rx_bad;     /* destination: a fragment could not be kept */
     uint16_t rx_len;    /* destination: bytes of a fragmented STATE so far */
 } tern_mig_slot;

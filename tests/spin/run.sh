@@ -21,15 +21,19 @@ check() {
     shift 4
     mkdir -p "$work/$name"
     cd "$work/$name"
-    t0=$(date +%s.%N)
-    spin "$@" -a "$model" >"$name.spin" 2>&1 || { cat "$name.spin"; exit 1; }
-    cc ${CC_OPT:--O0} -w -DMEMLIM=4096 -DCOLLAPSE $cc_flags -o "pan_$name" pan.c
-    # pan's exit status does not tell errors apart: read its report
-    "./pan_$name" -m200000 $pan_flags >"$name.out" 2>&1 || true
-    t1=$(date +%s.%N)
+    # in a subshell, whose `times` then gives the CPU time of spin, cc and
+    # pan: comparable from one machine to another, unlike wall time
+    (
+        spin "$@" -a "$model" >"$name.spin" 2>&1 || exit 1
+        cc ${CC_OPT:--O0} -w -DMEMLIM=4096 -DCOLLAPSE $cc_flags -o "pan_$name" pan.c
+        # pan's exit status does not tell errors apart: read its report
+        "./pan_$name" -m200000 $pan_flags >"$name.out" 2>&1 || true
+        times >"$name.times"
+    ) || { cat "$name.spin"; exit 1; }
     errors=$(sed -n 's/.*errors: \([0-9][0-9]*\).*/\1/p' "$name.out")
     states=$(sed -n 's/^ *\([0-9][0-9.e+]*\) states, stored.*/\1/p' "$name.out")
-    secs=$(echo "$t1 $t0" | awk '{printf "%.1f", $1 - $2}')
+    secs=$(sed -n 2p "$name.times" | awk 'function t(x, a) { sub(/s$/, "", x); split(x, a, "m");
+        return a[1] * 60 + a[2] } { printf "%.1f", t($1) + t($2) }')
     what=$(grep -m1 -E "assertion violated|acceptance cycle|invalid end state" "$name.out" || true)
     if grep -q -E "max search depth too small|out of memory|Search not completed" "$name.out" &&
         [ "$expect" = pass ]; then
@@ -42,7 +46,7 @@ check() {
     else
         verdict="FAILED (expected $expect, errors=${errors:-?}) see $work/$name/$name.out"
     fi
-    printf '%-20s %-30s %10s states %6ss  %s\n' "$name" "$*" "${states:-?}" "$secs" "$verdict" \
+    printf '%-20s %-30s %10s states %6ss CPU  %s\n' "$name" "$*" "${states:-?}" "$secs" "$verdict" \
         >"$work/$name.line"
 }
 
