@@ -14,7 +14,8 @@
  *
  * Output: "SFD node=<id> frames=<n> rx=<n> sfd_unknown=<n> missed_edges=<n>
  * slot_late=<n>" at the end. Parameters (.tern_params): word 0 = frames
- * (default 1500). */
+ * (default 1500), word 1 = 1: the CPU never sleeps (an idle work hook that
+ * always has work), to tell what sleeping adds. */
 #include <avr/io.h>
 
 #include "bcs_timer.h"
@@ -24,7 +25,7 @@
 #include "tern_params.h"
 #include "tern_simavr_abi.h"
 
-TERN_PARAMS_DEFAULTS(1500);
+TERN_PARAMS_DEFAULTS(1500, 0);
 
 #define PAN_ID 0x22
 #define PERIOD_MS 20u
@@ -67,6 +68,9 @@ static void frame_in(cc2420_rx_frame *f)
 
 static void no_op(void) {}
 
+/* The idle loop's work hook: "did work", so the CPU never sleeps. */
+static bool stay_awake(void) { return true; }
+
 /* --- sender and the end: a task -------------------------------------------------- */
 
 static void send_one(void)
@@ -86,6 +90,8 @@ static tern_status node_task(void *state, tern_msg *m)
     uint16_t id = tern_sim_node_id();
     if (m->port == TERN_PORT_INIT) {
         frames = tern_params[0];
+        if (tern_params[1])
+            tern_idle_set_work(stay_awake);
         DDRC |= SFD_PIN | SLOT_PIN;
         PORTC &= (uint8_t)~(SFD_PIN | SLOT_PIN);
         const cc2420_config rc = {

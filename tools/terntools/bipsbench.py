@@ -323,10 +323,10 @@ def frame_edges(events: Sequence[Mapping[str, Any]], node: str, frames: int) -> 
 
 
 def run_sfd_case(out: Path, frames: int, ppm: tuple[float, float], lead: int, model: str,
-                 root: Path) -> dict[str, Any]:  # fmt: skip
+                 root: Path, awake: bool = False) -> dict[str, Any]:  # fmt: skip
     app = f"{SFD_APP}_lead{lead}"
     elf = build_image(app, model, root)
-    image = patch_params(elf, out / f"{app}.elf", [frames])
+    image = patch_params(elf, out / f"{app}.elf", [frames, int(awake)])
     nodes: list[dict[str, Any]] = [{"name": "s", "image": str(image), "position": [0, 0]},
              {"name": "r1", "image": str(image), "position": [10, 0], "ppm": ppm[0]},
              {"name": "r2", "image": str(image), "position": [0, 10], "ppm": ppm[1]}]  # fmt: skip
@@ -360,16 +360,24 @@ def run_sfd_case(out: Path, frames: int, ppm: tuple[float, float], lead: int, mo
     latency = [((a["sfd_r"] or 0) - (a["chip"] or 0)) / PS_PER_US for a in r1 if ok(a)]
     if not good:
         raise BipsBenchError(f"{app}: no frame with both receivers' pins")
-    return {"ppm": list(ppm), "lead": lead, "frames": frames, "counters": counters, "excluded": frames - len(good),
+    return {"ppm": list(ppm), "lead": lead, "awake": awake, "frames": frames, "counters": counters,
+            "excluded": frames - len(good),
             "answered_by_both": len(every), "max_abs_diff_all_us": worst_all,
             "sfd_diff_us": describe(sfd), "slot_diff_us": describe(slot), "chip_sfd_diff_us": describe(chip),
             "r1_detect_latency_us": describe(latency), "sfd_diffs": sfd, "slot_diffs": slot}  # fmt: skip
+
+
+def case_label(c: Mapping[str, Any]) -> str:
+    return (f"lead {c['lead']}, {c['ppm'][0]:+g}, {c['ppm'][1]:+g} ppm"
+            + (", receivers never asleep" if c.get("awake") else ""))  # fmt: skip
 
 
 def run_sfd(out: Path, *, frames: int = 1500, model: str = "stack", root: Path | None = None) -> dict[str, Any]:
     root = root or repo_root()
     cases = [run_sfd_case(out / f"lead{lead}_{name}", frames, ppm, lead, model, root)
              for lead in (0, 3500) for name, ppm in (("equal", (0.0, 0.0)), ("ppm40", (40.0, -40.0)))]  # fmt: skip
+    # what sleeping adds: the receivers' CPUs kept awake (the late SFD interrupts are not seen then)
+    cases.append(run_sfd_case(out / "lead0_ppm40_awake", frames, (40.0, -40.0), 0, model, root, awake=True))
     one_cycle_us = cycles_to_us(1)
     targets = []
     for c in cases:
@@ -382,8 +390,7 @@ def run_sfd(out: Path, *, frames: int = 1500, model: str = "stack", root: Path |
                         "met": worst <= one_cycle_us + 1e-9 and c["answered_by_both"] == frames})  # fmt: skip
     for c in cases:
         late = {r: v["missed_edges"] for r, v in c["counters"].items()}
-        targets.append({"what": f"SFD interrupts after the frame's end (driver's sfd_missed_edges), lead {c['lead']}, "
-                                f"r1 {c['ppm'][0]:+g} ppm, r2 {c['ppm'][1]:+g} ppm",
+        targets.append({"what": f"SFD interrupts after the frame's end (driver's sfd_missed_edges), {case_label(c)}",
                         "target": "none wanted (reported, not an issue target)",
                         "measured": f"r1 {late['r1']}, r2 {late['r2']}", "met": None})  # fmt: skip
     return {"experiment": "sfd", "board": BOARD, "model": model, "cpu_hz": F_CPU, "unit": "µs (simulated)",
@@ -392,12 +399,13 @@ def run_sfd(out: Path, *, frames: int = 1500, model: str = "stack", root: Path |
 
 
 def sfd_markdown(doc: Mapping[str, Any]) -> str:
-    lines = ["| BCS lead, clocks (r1, r2) | difference r1 − r2 | frames | min [µs] | max [µs] | mean [µs] | σ [µs] |",
+    lines = ["| BCS lead, clocks (r1, r2) | what (r1 − r2, or a latency at r1) | frames | min [µs] | max [µs] | mean [µs] | σ [µs] |",
              "|---|---|--:|--:|--:|--:|--:|"]  # fmt: skip
     for c in doc["cases"]:
-        clocks = f"lead {c['lead']}, {c['ppm'][0]:+g}, {c['ppm'][1]:+g} ppm"
+        clocks = case_label(c)
         for key, label in (("chip_sfd_diff_us", "CC2420 SFD pins (PD4)"), ("sfd_diff_us", "sfd_r: pin raised in the SFD interrupt (Fig. 5)"),
-                           ("slot_diff_us", "slot_r: slot start 10 ms after the SFD timestamp (Fig. 6)")):  # fmt: skip
+                           ("slot_diff_us", "slot_r: slot start 10 ms after the SFD timestamp (Fig. 6)"),
+                           ("r1_detect_latency_us", "latency at r1: chip SFD pin to sfd_r")):  # fmt: skip
             d = c[key]
             n = f"{d['n']}" + (f" ({c['excluded']} left out)" if c["excluded"] and key != "chip_sfd_diff_us" else "")
             lines.append(f"| {clocks} | {label} | {n} | {d['min']:.3f} | {d['max']:.3f} | {d['mean']:.3f} | {d['sd']:.3f} |")
@@ -419,9 +427,9 @@ def plot_sfd(doc: Mapping[str, Any], path: Path) -> None:
     for ax, key, title in ((axes[0], "sfd_diffs", "SFD detected in software (Fig. 5)"),
                            (axes[1], "slot_diffs", "slot start 10 ms after the SFD (Fig. 6)")):  # fmt: skip
         cycle = cycles_to_us(1)
-        for c, colour in zip(doc["cases"], ("tab:blue", "tab:red", "tab:green", "tab:purple")):
+        for c, colour in zip(doc["cases"], ("tab:blue", "tab:red", "tab:green", "tab:purple", "tab:orange")):
             xs = c[key]
-            label = f"lead {c['lead']}: r1 {c['ppm'][0]:+g} ppm, r2 {c['ppm'][1]:+g} ppm"
+            label = case_label(c)
             lo, hi = math.floor(min(xs) / cycle), math.ceil(max(xs) / cycle) + 1
             edges = [(k - 0.5) * cycle for k in range(lo, hi + 1)]  # one bin per cycle
             ax.hist(xs, bins=edges, histtype="step", color=colour, label=label, lw=1.2)
