@@ -90,6 +90,8 @@ static struct {
     bool fail_serialize;
     uint16_t mtu; /* 0, or a bus frame's payload: STATE goes in fragments */
     uint16_t pad; /* bytes of task state beyond task_state */
+    bool fuzz;    /* attach only reads the image, then refuses it */
+    unsigned attach_calls;
 } w;
 
 /* tern-sim's processor bus as kernel/remote.c frames it: 64-byte frames, 4 of header. */
@@ -270,6 +272,19 @@ static tern_status op_detach(void *ctx, tern_task_id t, tern_mig_image *img, ter
 static tern_status op_attach(void *ctx, const tern_mig_image *img)
 {
     proc *p = ctx;
+    w.attach_calls++;
+    if (w.fuzz) { /* read everything decode handed over, within its bounds */
+        unsigned sum = 0;
+        for (unsigned i = 0; i < img->state_len; i++)
+            sum += img->state[i];
+        uint16_t off = 0;
+        tern_mig_held h;
+        while (tern_mig_msg_next(img, &off, &h))
+            for (unsigned i = 0; i < h.len; i++)
+                sum += h.payload[i];
+        assert_true(img->n_routes <= TERN_MAX_OUT_PORTS);
+        return sum == 0xFFFFFFFFu ? TERN_OK : TERN_EINVAL;
+    }
     assert_int_equal(img->task, T);
     assert_false(p->has_task);
     if (p->fail_attach)
@@ -741,6 +756,76 @@ static void test_no_slot_declines(void **st)
     free_links();
 }
 
+/* A STATE comes from the bus: a damaged one (bytes changed, cut short,
+ * lengthened) is refused by decode or read within its bounds (ASan), never
+ * trusted. 5,000 variants of a real image, whole and in fragments. */
+static void test_damaged_state_is_refused(void **st)
+{
+    (void)st;
+    for (uint16_t mtu = 0; mtu <= BUS_MTU; mtu = (uint16_t)(mtu + BUS_MTU)) {
+        world_mtu(3, 0, 3, 4, mtu);
+        w.pad = 40;
+        for (int i = 0; i < 12; i++) /* some messages queued at the source */
+            step(false);
+        assert_int_equal(tern_mig_request(&w.p[0].mig, T, 1), TERN_OK);
+        /* the source's image, once it is sent */
+        while (w.p[0].mig.slots[0].role != TERN_MIG_SRC_SENT)
+            assert_true(step(false));
+        static uint8_t good[TERN_MIG_IMAGE_MAX], bad[TERN_MIG_IMAGE_MAX + 16];
+        uint16_t len = w.p[0].mig.image_len;
+        memcpy(good, w.p[0].mig.image, len);
+        w.fuzz = true;
+        proc *d = &w.p[1];
+        while (!tern_mig_busy(&d->mig, T)) /* the destination has frozen */
+            assert_true(step(false));
+        uint32_t stale = d->mig.stats.stale, bad_before = d->mig.stats.bad_messages;
+        for (int k = 0; k <= 2500; k++) {
+            uint16_t n = len;
+            memcpy(bad, good, len);
+            unsigned how = k == 0 ? 3 : (unsigned)(rnd() % 3);
+            unsigned calls = w.attach_calls;
+            switch (how) {
+            case 3: /* the image as sent: decoded (and refused by the fuzzing attach) */
+                break;
+            case 0: /* change a few bytes (not the header: that is another test) */
+                for (int j = 0; j < 3; j++)
+                    bad[6 + rnd() % (len - 6)] = (uint8_t)rnd();
+                break;
+            case 1: /* cut short */
+                n = (uint16_t)(6 + rnd() % (len - 6));
+                break;
+            default: /* lengthened */
+                n = (uint16_t)(len + 1 + rnd() % 16);
+                for (uint16_t j = len; j < n; j++)
+                    bad[j] = (uint8_t)rnd();
+            }
+            if (!mtu) {
+                tern_mig_receive(&d->mig, 0, bad, n);
+            } else {
+                uint8_t f[BUS_MTU];
+                for (uint16_t at = 0; at < n; at = (uint16_t)(at + BUS_MTU - 6)) {
+                    uint16_t c = (uint16_t)(n - at < BUS_MTU - 6 ? n - at : BUS_MTU - 6);
+                    memcpy(f, good, 5);
+                    f[0] = TERN_MIG_STATE_PART;
+                    f[5] = at + c == n;
+                    memcpy(f + 6, bad + at, c);
+                    tern_mig_receive(&d->mig, 0, f, (uint16_t)(6 + c));
+                }
+            }
+            if (how == 3)
+                assert_int_equal(w.attach_calls, calls + 1);
+            if (how == 1 || how == 2) /* a length that does not add up: refused by decode */
+                assert_int_equal(w.attach_calls, calls);
+        }
+        /* every damaged image was refused (RESULT fail), none acted on */
+        assert_false(d->has_task);
+        assert_true(tern_mig_busy(&d->mig, T));
+        assert_int_equal(d->mig.stats.stale, stale);
+        assert_int_equal(d->mig.stats.bad_messages, bad_before);
+    }
+    free_links();
+}
+
 /* A task bound to hardware is refused by name; so are unknown tasks and
  * processors, and a second request while the task is migrating. */
 static void test_refusals_by_name(void **st)
@@ -789,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_timer_expiring_in_flight_fires_on_destination),
         cmocka_unit_test(test_state_sizes_over_bus_frames),
         cmocka_unit_test(test_no_slot_declines),
+        cmocka_unit_test(test_damaged_state_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
