@@ -484,6 +484,15 @@ const tern_remote_tcb *tern_remote_tcb_of(tern_task_id id)
     return id < TERN_MAX_TASKS && tcbs[id].module != TERN_REMOTE_NONE ? &tcbs[id] : NULL;
 }
 
+uint8_t tern_remote_module_of(tern_task_id id)
+{
+    if (!bus || id >= TERN_MAX_TASKS)
+        return TERN_REMOTE_NONE;
+    if (tcbs[id].module != TERN_REMOTE_NONE)
+        return tcbs[id].module;
+    return tern_tasks[id].state != TASK_EMPTY ? bus->address : TERN_REMOTE_NONE;
+}
+
 tern_status tern_remote_set_module(tern_task_id id, uint8_t module)
 {
     if (!app || id >= TERN_MAX_TASKS || tcbs[id].priority == 0xFF)

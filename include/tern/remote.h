@@ -88,6 +88,12 @@ typedef struct {
 /* The remote TCB of task id, NULL when it is not remote. */
 const tern_remote_tcb *tern_remote_tcb_of(tern_task_id id);
 
+/* The bus address of the processor task id runs on: the remote TCB's
+ * module, this processor's address for a local task, TERN_REMOTE_NONE for
+ * an unknown one (the migrator's `locate`; with one migrator task per
+ * module, also which processor a migrator message came from: m->src). */
+uint8_t tern_remote_module_of(tern_task_id id);
+
 /* The task migrator: task id now runs on bus address `module`
  * (TERN_REMOTE_NONE: it now runs here, and the caller has instantiated
  * it). Messages already queued for the bus follow it. TERN_ENOTASK for

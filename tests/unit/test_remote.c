@@ -205,6 +205,9 @@ static void test_remote_tcbs_for_the_other_module_only(void **st)
     assert_int_equal(h->flags, TERN_TASK_MOVABLE);
     assert_true(sizeof(tern_remote_tcb) <= 6); /* seed 002: 6 bytes each */
     assert_string_equal(tern_task_name(T_HIGH), "high"); /* named, though not here */
+    assert_int_equal(tern_remote_module_of(T_HIGH), 1);
+    assert_int_equal(tern_remote_module_of(T_SRC), 0);
+    assert_int_equal(tern_remote_module_of(12), TERN_REMOTE_NONE);
     /* the migrator moves it here, and back */
     assert_int_equal(tern_remote_set_module(T_HIGH, TERN_REMOTE_NONE), TERN_OK);
     assert_null(tern_remote_tcb_of(T_HIGH));
