@@ -212,7 +212,7 @@ tern_status tern_mig_request(tern_mig *m, tern_task_id t, uint8_t dst)
  * task may have moved since the requester looked); refusals go back. */
 static void mig_on_request(tern_mig *m, const uint8_t *b)
 {
-    tern_task_id t = b[1];
+    tern_task_id t = b[H_TASK];
     uint8_t dst = b[H_DST], requester = b[H_AUX];
     m->stats.requests++;
     uint8_t at = m->ops->locate(m->ctx, t);
@@ -223,11 +223,16 @@ static void mig_on_request(tern_mig *m, const uint8_t *b)
         send_to(m, at, f, HDR);
         return;
     }
-    st = at == m->self ? mig_start(m, t, dst, requester) : refuse(m, t, TERN_ENOTASK, "lost track of the task");
-    if (st != TERN_OK && requester < m->n_modules) {
-        uint8_t r[HDR] = {TERN_MIG_REFUSED, t, m->self, dst, 0, (uint8_t)st};
-        send_to(m, requester, r, HDR);
+    st = at == m->self ? mig_start(m, t, dst, requester)
+                       : refuse(m, t, TERN_ENOTASK, "lost track of the task");
+    if (st == TERN_OK || requester >= m->n_modules)
+        return;
+    if (requester == m->self) { /* it came back to where it was asked */
+        done(m, t, TERN_MIG_REFUSE, st);
+        return;
     }
+    uint8_t r[HDR] = {TERN_MIG_REFUSED, t, m->self, dst, 0, (uint8_t)st};
+    send_to(m, requester, r, HDR);
 }
 
 /* Step 4 at every other processor: freeze the senders here, reply. */
@@ -295,11 +300,17 @@ static void mig_send_state(tern_mig *m, tern_mig_slot *s)
     img.task = s->task;
     tern_mig_writer w = {p + off + 3, 0, (uint16_t)(TERN_MIG_IMAGE_MAX - off - 3 - IMG_TAIL_MAX), 0, 0};
     tern_status st = m->ops->detach(m->ctx, s->task, &img, &w);
-    if (st == TERN_OK && (w.overflow || img.n_routes > TERN_MAX_OUT_PORTS))
-        st = TERN_ENOMEM; /* a kernel that ignored the writer's verdict */
     if (st != TERN_OK) {
         mig_abort(m, s, st); /* detach's contract: on error the task stays attached */
         return;
+    }
+    if (w.overflow || img.n_routes > TERN_MAX_OUT_PORTS) {
+        /* A kernel that ignored tern_mig_put_msg's TERN_ENOMEM or filled
+         * too many routes: the task has left, so the image goes as it is,
+         * within its bounds, and the fault is counted. */
+        m->stats.bad_messages++;
+        if (img.n_routes > TERN_MAX_OUT_PORTS)
+            img.n_routes = TERN_MAX_OUT_PORTS;
     }
     p[H_KIND] = TERN_MIG_STATE;
     p[H_TASK] = s->task;

@@ -157,7 +157,8 @@ typedef struct {
 
 typedef struct {
     uint32_t requests, forwarded, refused, started, moved, stayed, killed;
-    uint32_t bad_messages;     /* malformed or unexpected migrator messages (dropped, counted) */
+    uint32_t bad_messages;     /* malformed or unexpected migrator messages (dropped), or a
+                                * detach that broke its contract */
     uint32_t transport_errors; /* send/multicast failures */
     uint32_t timers_fired;     /* expiries that fell while a task was in flight */
     uint32_t lost_msgs;        /* held messages of an image whose task was killed */
