@@ -57,7 +57,7 @@ typedef enum {
 /* How a migration ended, as reported to ops->done on every processor. */
 typedef enum {
     TERN_MIG_MOVED = 0, /* the task runs on the destination */
-    TERN_MIG_STAYED,    /* deserialization failed; the task runs on the source */
+    TERN_MIG_STAYED,    /* failed or given up (SERIALIZE, DESERIALIZE, no slot): the task runs on the source */
     TERN_MIG_LOST,      /* it failed and the source could not resume it: killed */
     TERN_MIG_REFUSE,    /* the request was refused (why: the status) */
 } tern_mig_outcome;
@@ -193,7 +193,8 @@ typedef struct {
     tern_mig_slot slots[TERN_MIG_SLOTS];
     tern_mig_stats stats;
     /* The source's image: header, serialized state, then what detach adds.
-     * Kept until the outcome, so that the source can resume the task. */
+     * Kept until the outcome, so that the source can resume the task. A
+     * destination reassembles a fragmented STATE here. */
     uint16_t image_len;
     uint8_t image[TERN_MIG_IMAGE_MAX];
     char error[96]; /* the last refusal, in words (names the task) */
