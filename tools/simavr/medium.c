@@ -47,6 +47,7 @@ struct medium {
 	uint64_t prng;
 	FILE *pcap;
 	struct tx_rec *head;
+	sim_ps reached;	/* every node has run this far: the last call's `until` */
 	struct log_buf log;
 };
 
@@ -302,7 +303,11 @@ void medium_deliver(struct medium *m, sim_ps until)
 		}
 	}
 	/* Write finished frames in start order; free what no receiver can
-	 * still look at. */
+	 * still look at. The nodes are only at the previous call's `until`
+	 * (they run this window after this call): a reception with a garbled
+	 * length byte may still be reading the signal anywhere before `keep`. */
+	sim_ps reached = m->reached;
+	m->reached = until;
 	while (m->head && m->head->end_delivered) {
 		struct tx_rec *t = m->head;
 		if (!t->written) {
@@ -310,7 +315,7 @@ void medium_deliver(struct medium *m, sim_ps until)
 			t->written = true;
 		}
 		sim_ps keep = t->a.end > t->a.start + RECEPTION_MAX_PS ? t->a.end : t->a.start + RECEPTION_MAX_PS;
-		if (keep + PHY_BYTE_PS >= until)
+		if (keep + PHY_BYTE_PS >= reached)
 			break;
 		m->head = t->next;
 		free(t->signals);

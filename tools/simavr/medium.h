@@ -32,7 +32,8 @@ struct medium *medium_new(const struct medium_config *cfg, struct sim_node **nod
 			  uint64_t seed, FILE *pcap);
 /* Take what the nodes that ran (in index order) announced in the window. */
 void medium_collect(struct medium *m, struct sim_node **ran, size_t n_ran);
-/* Hand the receivers every signal start and end before `until`. */
+/* Hand the receivers every signal start and end before `until`; called at
+ * the start of each window, before the nodes run to `until`. */
 void medium_deliver(struct medium *m, sim_ps until);
 /* The earliest start or end not yet delivered (SIM_PS_MAX: none). */
 sim_ps medium_next(const struct medium *m);

@@ -276,16 +276,25 @@ static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	case TERN_SIM_CHANNEL_ADDR: return n->channel_reg;
 	case TERN_SIM_NODE_COUNT_LO_ADDR: return (uint8_t)n->node_count;
 	case TERN_SIM_NODE_COUNT_HI_ADDR: return (uint8_t)(n->node_count >> 8);
+	case TERN_SIM_DURATION_S_ADDR:
+	case TERN_SIM_DURATION_S_ADDR + 1:
+	case TERN_SIM_DURATION_S_ADDR + 2:
+	case TERN_SIM_DURATION_S_ADDR + 3:
+		return (uint8_t)(n->duration_s >> 8 * (addr - TERN_SIM_DURATION_S_ADDR));
 	default: return 0;
 	}
 }
 
+/* The end of a window. It stays armed one cycle ahead until node_run_until
+ * cancels it: simavr runs the due timers and then lets a sleeping core jump
+ * to the next one, so a SLEEP executed in the barrier's own cycle would
+ * otherwise jump past the window (by milliseconds, into events the medium
+ * has already freed; found by the soak, docs/reliability.md). */
 static avr_cycle_count_t barrier(avr_t *avr, avr_cycle_count_t when, void *param)
 {
-	(void)avr;
 	(void)when;
 	(void)param;
-	return 0;
+	return avr->cycle + 1;
 }
 
 int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
@@ -313,6 +322,8 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 	avr_register_io_read(n->avr, TERN_SIM_CHANNEL_ADDR, abi_read, n);
 	avr_register_io_read(n->avr, TERN_SIM_NODE_COUNT_LO_ADDR, abi_read, n);
 	avr_register_io_read(n->avr, TERN_SIM_NODE_COUNT_HI_ADDR, abi_read, n);
+	for (unsigned i = 0; i < 4; i++)
+		avr_register_io_read(n->avr, TERN_SIM_DURATION_S_ADDR + i, abi_read, n);
 	return 0;
 }
 

@@ -186,6 +186,7 @@ struct sim_node {
 	sim_ps edge_at;		/* while a device drives a pin: the edge's exact time */
 	uint8_t channel_reg;	/* what the guest reads at TERN_SIM_CHANNEL_ADDR */
 	uint16_t node_count;	/* ... and at TERN_SIM_NODE_COUNT_*_ADDR */
+	uint32_t duration_s;	/* the run's length in whole seconds, at TERN_SIM_DURATION_S_ADDR */
 };
 
 /* ps per cycle = 1e12 / (freq_hz * (1 + ppb/1e9)) = 1e21 / ps_den */

@@ -38,14 +38,17 @@
 #define TERN_SIMAVR_EXIT_ADDR 0xFF
 
 /* tern-sim (many nodes, docs/tern-sim.md): read-only registers that tell
- * one image which node of the scenario it runs as, how many nodes there are
- * and the scenario's radio channel. tern-simavr (one core) answers node 0 of
- * 1 on channel 26. */
+ * one image which node of the scenario it runs as, how many nodes there are,
+ * the scenario's radio channel and how long the run lasts (whole simulated
+ * seconds, little-endian at DURATION_S_ADDR .. +3; a node can end its work
+ * before the run does). tern-simavr (one core) answers node 0 of 1 on
+ * channel 26, duration 0 (unknown). */
 #define TERN_SIM_NODE_ID_LO_ADDR 0xFE
 #define TERN_SIM_NODE_ID_HI_ADDR 0xFD
 #define TERN_SIM_CHANNEL_ADDR 0xFC
 #define TERN_SIM_NODE_COUNT_LO_ADDR 0xEF
 #define TERN_SIM_NODE_COUNT_HI_ADDR 0xEE
+#define TERN_SIM_DURATION_S_ADDR 0xEA /* 0xEA..0xED */
 
 /* tern-sim processor bus (seed 002's mPlatform bus between the processors of
  * one node; docs/tern-sim.md, "Processor bus"). Data addresses, accessed
@@ -102,6 +105,13 @@ static inline uint16_t tern_sim_node_count(void)
 {
 	return (uint16_t)(*(volatile uint8_t *)TERN_SIM_NODE_COUNT_LO_ADDR |
 			  *(volatile uint8_t *)TERN_SIM_NODE_COUNT_HI_ADDR << 8);
+}
+
+/* 0 where no simulator answers (or under tern-simavr) */
+static inline uint32_t tern_sim_duration_s(void)
+{
+	volatile uint8_t *r = (volatile uint8_t *)TERN_SIM_DURATION_S_ADDR;
+	return (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 | (uint32_t)r[3] << 24;
 }
 
 /* 11..26; 26 where no simulator answers (the register reads as RAM there) */
