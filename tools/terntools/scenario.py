@@ -194,9 +194,14 @@ class Scenario:
                 return node
         raise KeyError(name)
 
-    def with_overrides(self, *, seed: int | None = None, threads: int | None = None) -> Scenario:
-        """The command line's --seed and --threads over the file's [sim] values."""
+    def with_overrides(self, *, seed: int | None = None, threads: int | None = None,
+                       duration_s: float | None = None) -> Scenario:
+        """The command line's --seed, --threads and --duration over the file's [sim] values."""
         sim = self.sim
+        if duration_s is not None:
+            if not 1e-6 <= duration_s <= MAX_DURATION_S:
+                raise UsageError(f"--duration must be from 1e-06 to {MAX_DURATION_S:g} seconds, not {duration_s:g}")
+            sim = replace(sim, duration_s=duration_s)
         if seed is not None:
             if not 0 <= seed < SEED_LIMIT:
                 raise UsageError(f"--seed must be an integer from 0 to 2^64-1, not {seed}")
