@@ -66,6 +66,17 @@ void avr_thread_switch_now(void); /* interrupts disabled */
 #define AVR_THREADS 0
 #endif
 
+/* The reset code paints main()'s stack (all of RAM above .bss) with this
+ * byte; port_stack_used() and the guards below look for it. */
+#define AVR_STACK_PAINT 0xa5u
+
+#if !AVR_THREADS
+/* The lowest bytes of the shared stack, right above .bss: never written
+ * unless the stack overflows. port_idle checks them, so an overflow is a
+ * named fault (TERN_EXIT_STACK_OVERFLOW) and not .bss silently rewritten. */
+#define AVR_STACK_GUARD 8u
+#endif
+
 /* Symbols of boards/<board>/<board>.ld. */
 extern uint8_t __data_start[], __data_end[], __data_load_start[];
 extern uint8_t __tern_params_start[], __tern_params_end[], __tern_params_load[];

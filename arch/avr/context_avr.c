@@ -111,12 +111,11 @@ __asm__(".section .text.avr_thread_switch_now,\"ax\",@progbits\n"
 
 /* main()'s stack is painted by the reset code (arch/avr/startup.c); the
  * two lowest bytes of its reserve are its guard. */
-#define MAIN_STACK_PAINT 0xa5u
 
 void *avr_schedule(void *sp)
 {
     const uint8_t *lo = __stack_top - AVR_MAIN_STACK;
-    if (lo[0] != MAIN_STACK_PAINT || lo[1] != MAIN_STACK_PAINT) {
+    if (lo[0] != AVR_STACK_PAINT || lo[1] != AVR_STACK_PAINT) {
         tern_printf("\ntern: stack overflow in main()'s stack (idle, scheduler): %u bytes\n",
                     (unsigned)AVR_MAIN_STACK);
         port_exit(TERN_EXIT_STACK_OVERFLOW);

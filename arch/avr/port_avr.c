@@ -5,7 +5,9 @@
 #include <avr/io.h>
 
 #include "avr.h"
+#include "tern/console.h"
 #include "tern/port.h"
+#include "tern/thread.h"
 #include "tern_simavr_abi.h"
 
 #if AVR_THREADS
@@ -77,6 +79,16 @@ void port_set_level(int8_t level) { (void)level; }
 bool port_idle(uint8_t state, tern_time max_ticks)
 {
     (void)max_ticks;
+#if !AVR_THREADS
+    for (uint8_t i = 0; i < AVR_STACK_GUARD; i++)
+        if (__stack_limit[i] != AVR_STACK_PAINT) {
+            tern_printf("\ntern: stack overflow in the shared stack: its %u-byte guard above .bss "
+                        "was written (%lu of %lu bytes used)\n",
+                        AVR_STACK_GUARD, (unsigned long)port_stack_used(),
+                        (unsigned long)port_stack_size());
+            port_exit(TERN_EXIT_STACK_OVERFLOW);
+        }
+#endif
     while (tern_idle_waiting)
         board_sleep(state);
     return true;

@@ -12,7 +12,6 @@
 #include "tern/console.h"
 #include "tern/port.h"
 
-#define STACK_PAINT 0xa5u
 
 int main(void);
 void avr_reset(void);
@@ -68,7 +67,7 @@ __attribute__((used, noreturn)) void avr_start(void)
     /* Everything below the stack pointer is free (SP points at the next
      * free byte); volatile keeps this from becoming a memset call. */
     for (volatile uint8_t *p = __stack_limit; p < (uint8_t *)SP; p++)
-        *p = STACK_PAINT;
+        *p = AVR_STACK_PAINT;
     board_init();
 #if AVR_THREADS
     if (!avr_thread_pool_init()) {
@@ -94,7 +93,7 @@ uint32_t port_stack_size(void) { return (uint32_t)(__stack_top - __stack_limit);
 uint32_t port_stack_used(void)
 {
     const uint8_t *p = MAIN_STACK_LO;
-    while (p < __stack_top && *p == STACK_PAINT)
+    while (p < __stack_top && *p == AVR_STACK_PAINT)
         p++;
     return (uint32_t)(__stack_top - p);
 }

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
-from conftest import run
+import pytest
+
+from conftest import ARCH, run
 
 
 def test_faults_are_named_counted_and_lose_nothing(board_model: tuple[str, str]) -> None:
@@ -23,3 +25,17 @@ def test_faults_are_named_counted_and_lose_nothing(board_model: tuple[str, str])
     # Every accepted message reached the sink, and the pool took a new one.
     assert f"faults: pool delivered={accepted} after=TERN_OK" in r.lines, r.out
     assert r.lines.index("faults: done") > r.lines.index(f"faults: pool delivered={accepted} after=TERN_OK")
+
+
+def test_a_shared_stack_overflow_is_named(board_model: tuple[str, str]) -> None:
+    """The AVR's one shared stack (fifo, priority, stack, hybrid) has no MPU:
+    its guard above .bss, checked when the kernel goes idle, turns an
+    overflow into a named stop instead of .bss silently rewritten."""
+    board, model = board_model
+    if ARCH[board] != "avr" or model in ("threads", "adaptive"):
+        pytest.skip("the shared stack's guard is the AVR's (thread models: test_threads.py)")
+    r = run(board, model, "shared_overflow")
+    assert r.status == 4, r.out
+    assert "shared_overflow: back from the deep" in r.lines, r.out
+    assert re.search(r"^tern: stack overflow in the shared stack: its 8-byte guard above \.bss was written "
+                     r"\((\d+) of (\d+) bytes used\)$", r.out, re.M), r.out
