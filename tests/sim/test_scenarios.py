@@ -114,3 +114,21 @@ def test_every_example_scenario_is_the_same_on_one_and_two_host_threads(tmp_path
                         if f.is_file() and f.name != "tern-sim.conf"})  # the config names the thread count
     assert outputs[0] == outputs[1]
     assert outputs[0][Path("events.jsonl")]
+
+
+def test_a_seed_sweep_is_the_same_serially_and_on_two_dask_workers(tmp_path: Path) -> None:
+    """tern sim --seeds: one run per seed, the same table whichever executor
+    ran them (line5.toml with lossy links: each seed draws other losses)."""
+    lossy = tmp_path / "line5_lossy.toml"
+    lossy.write_text((ROOT / "docs" / "sim" / "line5.toml").read_text().replace("success_rx = 1.0", "success_rx = 0.7"))
+    tables = []
+    for jobs in ("1", "2"):
+        p = subprocess.run([str(ROOT / "tern"), "sim", str(lossy), "--seeds", "1,2",
+                            "--duration", "2", "--jobs", jobs, "--out", str(tmp_path / jobs)],
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert p.returncode == 0, p.stdout + p.stderr
+        doc = json.loads((tmp_path / jobs / "seeds.json").read_text())
+        assert doc["seeds"] == [1, 2] and [r["seed"] for r in doc["runs"]] == [1, 2]
+        tables.append(doc["runs"])
+    assert tables[0] == tables[1]
+    assert len({r["frames_received"] for r in tables[0]}) > 1, "the seeds should draw different losses"

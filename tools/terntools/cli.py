@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (bipsbench, build, micro, perfetto, readme, scenario, seed000, seed000_report, seed000_verdict,
-                       seed003, sim, simbench, sizes, soak, timeline, trace)
+from terntools import (bipsbench, build, executor, micro, perfetto, readme, scenario, seed000, seed000_report,
+                       seed000_verdict, seed003, sim, simbench, sizes, soak, timeline, trace)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -317,6 +317,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     scen = scenario.load_scenario(args.scenario).with_overrides(seed=args.seed, threads=args.threads,
                                                                 duration_s=args.duration)
     out = args.out if args.out is not None else Path("results") / "sim" / scen.stem
+    if args.seeds is not None:
+        seeds = sim.parse_seeds(args.seeds)
+        print(f"tern sim: {len(seeds)} seeds on {executor.describe(args.jobs, args.scheduler, len(seeds))}",
+              file=sys.stderr)
+        doc = sim.run_seeds(scen, out, seeds, workers=args.jobs, scheduler=args.scheduler)
+        sys.stdout.write(sim.seeds_table(doc))
+        _write_json(out / "seeds.json", doc)
+        print(f"tern sim: {out / 'seeds.json'}, each run in {out / 'seed-N'}", file=sys.stderr)
+        return 1 if any(r["crashed"] for r in doc["runs"]) else 0
     result = sim.run(scen, out, do_build=not args.no_build, log=sys.stderr)
     sys.stdout.write(sim.format_summary(result))
     for note in result.notes:
@@ -600,6 +609,11 @@ def build_parser() -> Parser:
     sm.add_argument("--threads", type=_positive_int, metavar="N", help="host threads (default: the scenario's)")
     sm.add_argument("--seed", type=int, metavar="N", help="random seed (default: the scenario's)")
     sm.add_argument("--duration", type=float, metavar="SECONDS", help="simulated time (default: the scenario's)")
+    sm.add_argument("--seeds", metavar="LIST", help="run once per seed (e.g. 1-8 or 3,7,11), each in OUT/seed-N, "
+                    "on a local Dask cluster of --jobs workers or on --scheduler; a table per seed and OUT/seeds.json")
+    sm.add_argument("--jobs", type=_positive_int, default=seed000.default_jobs(), metavar="N",
+                    help="local workers for --seeds (default: the CPUs)")
+    _scheduler_flag(sm)
     sm.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
     sm.set_defaults(func=cmd_sim, prog_name="tern sim")
 

@@ -13,16 +13,16 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
-from terntools import build, trace
+from terntools import build, executor, trace
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root, sim_binary
-from terntools.scenario import Node, Scenario
+from terntools.scenario import SEED_LIMIT, Node, Scenario
 
 CONFIG_NAME = "tern-sim.conf"
 STATUSES = ("running", "exit", "crash")
@@ -438,4 +438,72 @@ def format_summary(result: SimResult) -> str:
     seconds = (result.end_ps if result.end_ps is not None else result.duration_ps) / 1e12
     rows.append(f"{len(result.nodes)} nodes, {seconds:g} s simulated in {result.wall_s:.2f} s, seed {result.seed}, "
                 f"{result.threads} thread{'s' if result.threads != 1 else ''}; outputs in {result.out_dir}")  # fmt: skip
+    return "\n".join(rows) + "\n"
+
+
+# --------------------------------------------------------------------------- several seeds
+
+
+def parse_seeds(text: str) -> list[int]:
+    """"1-8", "3,7,11" or a mix ("1-3,10"): the seeds in the order written, each once."""
+    seeds: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        lo, dash, hi = part.partition("-")
+        try:
+            span = range(int(lo), int(hi) + 1) if dash else range(int(lo), int(lo) + 1)
+        except ValueError:
+            raise UsageError(f"--seeds: expected seeds like 1-8 or 3,7,11, not {text!r}") from None
+        if not span or span.start < 0 or span.stop - 1 >= SEED_LIMIT:
+            raise UsageError(f"--seeds: {part!r} is not a range of seeds from 0 to 2^64-1")
+        seeds += [s for s in span if s not in seeds]
+    if not seeds:
+        raise UsageError("--seeds: no seed given")
+    return seeds
+
+
+def seed_row(result: SimResult) -> dict[str, Any]:
+    """One run of a seed sweep as plain data: frames by fate over all nodes, who crashed, how each ended."""
+    radio = [n for n in result.nodes if n.has_radio]
+    return {
+        "seed": result.seed,
+        "frames_sent": sum(n.frames_sent for n in radio),
+        "frames_received": sum(n.frames_received for n in radio),
+        "frames_bad_fcs": sum(n.frames_bad_fcs for n in radio),
+        "frames_collided": sum(n.frames_collided for n in radio),
+        "frames_lost": sum(n.frames_lost for n in radio),
+        "energy_mj": round(sum(n.energy_total_mj for n in result.nodes), 6),
+        "status": {n.name: n.status_text for n in result.nodes},
+        "crashed": [n.name for n in result.crashed],
+    }
+
+
+@dataclass(frozen=True)
+class SeedJob:
+    scenario: Scenario
+    out_dir: Path
+    root: Path
+
+
+def run_seed_job(job: SeedJob) -> dict[str, Any]:
+    """A sweep job (picklable, for Dask): one seed, images already built."""
+    return seed_row(run(job.scenario, job.out_dir, do_build=False, root=job.root))
+
+
+def run_seeds(scenario: Scenario, out_dir: Path, seeds: Sequence[int], *, workers: int = 1,
+              scheduler: str | None = None, root: Path | None = None,
+              on_done: Callable[[int, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """The scenario once per seed, each in out_dir/seed-N, on executor.map_jobs; the rows in seed order."""
+    root = root or repo_root()
+    build_images(scenario, root=root)  # once, here: the runs only read the images
+    jobs = [SeedJob(scenario.with_overrides(seed=s), (out_dir / f"seed-{s}").resolve(), root) for s in seeds]
+    rows = executor.map_jobs(run_seed_job, jobs, workers=workers, scheduler=scheduler, on_done=on_done)
+    return {"scenario": scenario.origin, "duration_s": scenario.sim.duration_s, "seeds": list(seeds), "runs": rows}
+
+
+def seeds_table(doc: Mapping[str, Any]) -> str:
+    rows = [f"{'seed':>6} {'sent':>7} {'recv':>7} {'badFCS':>7} {'collid':>7} {'lost':>7} {'energy[mJ]':>11}  crashed"]
+    for r in doc["runs"]:
+        rows.append(f"{r['seed']:>6} {r['frames_sent']:>7} {r['frames_received']:>7} {r['frames_bad_fcs']:>7} "
+                    f"{r['frames_collided']:>7} {r['frames_lost']:>7} {r['energy_mj']:>11.3f}  "
+                    f"{', '.join(r['crashed']) or '-'}")  # fmt: skip
     return "\n".join(rows) + "\n"
