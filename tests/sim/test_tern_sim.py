@@ -437,3 +437,28 @@ def test_bus_transfers_fill_the_senders_tdma_slots_at_the_configured_rate(tmp_pa
         assert t["end_ps"] - t["t_ps"] == (2 + 20) * 8 * US  # 22 bytes at 1 Mbit/s
     # the receive interrupt rises when a frame has arrived at an empty queue
     assert edges(r, "p1", "irq", 1)[0] == transfers[0]["end_ps"]
+
+
+def test_a_stamped_frame_is_captured_by_timer1_at_its_start_on_every_end(tmp_path: Path) -> None:
+    # every other frame is stamped: ICP1 (PD4 on the ATmega128s, PD6 on the
+    # ATmega1284P) is high while it is on the bus, on the sender and on the
+    # receivers; each ICR1 latches the start on its own clock (p1 at +20 ppm)
+    nodes = processors("BROADCAST", "STAMP")
+    nodes[1].ppm = 20.0
+    pins = [("p0", "D", 4, "edge"), ("p1", "D", 4, "edge"), ("p2", "D", 6, "edge")]
+    r = simulate(tmp_path, nodes, duration_us=40_000, buses=[BUS], pins=pins)
+    assert r.code == 0, r.stderr
+    transfers = [e for e in r.events if e["event"] == "bus"]
+    assert [t["stamp"] for t in transfers] == [True, False] * 5
+    stamped = [t for t in transfers if t["stamp"]]
+    clocks = {"p0": (F_CPU, 0), "p1": (F_CPU, 20), "p2": (20_000_000, 0)}
+    for node, (hz, ppm) in clocks.items():
+        assert edges(r, node, "edge", 1) == [t["t_ps"] for t in stamped], node
+        assert edges(r, node, "edge", 0) == [t["end_ps"] for t in stamped], node
+        icr = [int(line.split()[1]) for line in r.consoles[node].splitlines() if line.startswith("icr ")]
+        # the node's first cycle at or after each start (docs/tern-sim.md, "Time")
+        den = hz * (1_000_000_000 + ppm * 1000)
+        cycles = [-(-t["t_ps"] * den // 10**21) for t in stamped]
+        assert len(icr) == len(stamped), node
+        assert [(b - a) % 65536 for a, b in zip(icr, icr[1:])] == \
+            [(b - a) % 65536 for a, b in zip(cycles, cycles[1:])], node  # fmt: skip

@@ -22,6 +22,7 @@
 
 struct bus_frame {
 	uint8_t src, dst, len;
+	bool stamp;	/* a timestamped frame: edges on the ICP1 pins */
 	uint8_t data[TERN_BUS_FRAME_MAX];
 };
 
@@ -37,6 +38,8 @@ struct bus_port {
 	uint8_t address;
 	char irq_port;
 	uint8_t irq_bit;
+	char edge_port;	/* ICP1: the frame-edge pin of stamped frames (0: none) */
+	uint8_t edge_bit;
 
 	/* registers */
 	struct bus_frame tx;
@@ -170,7 +173,10 @@ static void reg_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 		else
 			p->tx_overrun = true;
 		break;
-	case TERN_BUS_TX_SEND_ADDR: send_frame(p); break;
+	case TERN_BUS_TX_SEND_ADDR:
+		p->tx.stamp = (v & TERN_BUS_SEND_STAMP) != 0;
+		send_frame(p);
+		break;
 	case TERN_BUS_RX_NEXT_ADDR: next_frame(p); break;
 	default: break;
 	}
@@ -191,6 +197,7 @@ int bus_attach(struct bus *b, struct sim_node *n, char irq_port, uint8_t irq_bit
 	p->address = (uint8_t)b->n_ports;
 	p->irq_port = irq_port;
 	p->irq_bit = irq_bit;
+	p->edge_port = node_icp1_pin(n, &p->edge_bit);
 	p->tx_free = true;
 	p->rx = rx;
 	b->ports[b->n_ports++] = p;
@@ -210,7 +217,26 @@ int bus_attach(struct bus *b, struct sim_node *n, char irq_port, uint8_t irq_bit
 	return 0;
 }
 
-/* --- events on the processors, at the end of a transfer ------------------ */
+/* --- events on the processors, at the start and end of a transfer -------- */
+
+/* A stamped frame's edge pin (ICP1) is high while it is on the bus, on its
+ * sender and on each destination: the rising edge is the frame's start,
+ * captured by Timer1 as a CC2420's SFD is. */
+static void frame_edge(struct sim_node *n, sim_ps when, void *arg, uint32_t level)
+{
+	(void)arg;
+	struct bus_port *p = n->bus_port;
+	if (p->edge_port)
+		node_drive_pin(n, p->edge_port, p->edge_bit, (int)level, when);
+}
+
+static void edges_at(struct bus_port *p, sim_ps start, sim_ps end)
+{
+	if (p->node->status != NODE_RUNNING)
+		return;
+	node_at(p->node, start, frame_edge, NULL, 1);
+	node_at(p->node, end, frame_edge, NULL, 0);
+}
 
 static void frame_arrives(struct sim_node *n, sim_ps when, void *arg, uint32_t unused)
 {
@@ -282,6 +308,8 @@ static void transfer(struct bus *b, struct bus_port *src, sim_ps start)
 		if (to == src || (f->dst != TERN_BUS_BROADCAST && f->dst != to->address))
 			continue;
 		to->occupied++;
+		if (f->stamp)
+			edges_at(to, start, end);
 		struct bus_frame *copy = sim_calloc(1, sizeof *copy);
 		*copy = *f;
 		if (to->node->status == NODE_RUNNING)
@@ -289,14 +317,16 @@ static void transfer(struct bus *b, struct bus_port *src, sim_ps start)
 		else
 			free(copy);
 	}
+	if (f->stamp)
+		edges_at(src, start, end);
 	if (src->node->status == NODE_RUNNING)
 		node_at(src->node, end, frame_delivered, NULL, 0);
 	src->count.frames_sent++;
 	src->count.bytes_sent += f->len;
 	src->count.waited_ps += start - src->waiting.t;
 	log_event(&b->log, start, src->node->index,
-		  "\"event\":\"bus\",\"bus\":\"%s\",\"src\":%u,\"dst\":%u,\"len\":%u,\"end_ps\":%" PRIu64, b->cfg.name,
-		  f->src, f->dst, f->len, end);
+		  "\"event\":\"bus\",\"bus\":\"%s\",\"src\":%u,\"dst\":%u,\"len\":%u,\"stamp\":%s,\"end_ps\":%" PRIu64,
+		  b->cfg.name, f->src, f->dst, f->len, f->stamp ? "true" : "false", end);
 	src->pending = false;
 }
 

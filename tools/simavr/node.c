@@ -165,31 +165,45 @@ avr_irq_t *node_pin_irq(struct sim_node *n, char port, int bit)
 	return avr_io_getirq(n->avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
 }
 
-/* ATmega128 Timer1 input capture (ICP1 = PD4): libsimavr copies TCNT1 to ICR1
- * when the pin's edge is raised, which is at the end of the instruction
- * during which it happened. The capture unit samples the pin every cycle, so
- * ICR1 is put back to the count at the edge itself. */
-#define M128_ICR1L 0x46
-#define M128_TCCR1B 0x4E
-#define M128_TIFR 0x56
-#define M128_ICF1 0x20
+/* Timer1 input capture (ICP1): libsimavr copies TCNT1 to ICR1 when the
+ * pin's edge is raised, which is at the end of the instruction during which
+ * it happened. The capture unit samples the pin every cycle, so ICR1 is put
+ * back to the count at the edge itself. Register addresses per part (data
+ * space): the ATmega128's on PD4, the ATmega1284P's on PD6. */
+struct icp1_regs {
+	char port;
+	uint8_t bit;
+	uint16_t icr1l, tccr1b, tifr;
+	uint8_t icf1;
+};
+static const struct icp1_regs icp1_m128 = { 'D', 4, 0x46, 0x4E, 0x56, 0x20 };
+static const struct icp1_regs icp1_m1284 = { 'D', 6, 0x86, 0x81, 0x36, 0x20 };
+
+char node_icp1_pin(const struct sim_node *n, uint8_t *bit)
+{
+	if (!n->icp1)
+		return 0;
+	*bit = n->icp1->bit;
+	return n->icp1->port;
+}
 
 static void capture_at_edge(struct sim_node *n, uint8_t tifr_before, sim_ps when)
 {
+	const struct icp1_regs *r = n->icp1;
 	uint8_t *d = n->avr->data;
-	if ((tifr_before & M128_ICF1) || !(d[M128_TIFR] & M128_ICF1))
+	if ((tifr_before & r->icf1) || !(d[r->tifr] & r->icf1))
 		return;	/* no new capture */
 	static const unsigned prescale[8] = { 0, 1, 8, 64, 256, 1024, 0, 0 };
-	unsigned div = prescale[d[M128_TCCR1B] & 7];
+	unsigned div = prescale[d[r->tccr1b] & 7];
 	avr_cycle_count_t edge = node_ps_to_cycle(n, when);
 	if (!div || edge >= n->avr->cycle)
 		return;
 	/* counts elapsed since the edge (at this prescaler's phase) */
 	uint16_t late = (uint16_t)(n->avr->cycle / div - edge / div);
-	uint16_t icr = (uint16_t)(d[M128_ICR1L] | d[M128_ICR1L + 1] << 8);
+	uint16_t icr = (uint16_t)(d[r->icr1l] | d[r->icr1l + 1] << 8);
 	icr = (uint16_t)(icr - late);
-	d[M128_ICR1L] = (uint8_t)icr;
-	d[M128_ICR1L + 1] = (uint8_t)(icr >> 8);
+	d[r->icr1l] = (uint8_t)icr;
+	d[r->icr1l + 1] = (uint8_t)(icr >> 8);
 }
 
 void node_drive_pin(struct sim_node *n, char port, int bit, int value, sim_ps when)
@@ -197,8 +211,8 @@ void node_drive_pin(struct sim_node *n, char port, int bit, int value, sim_ps wh
 	avr_irq_t *irq = node_pin_irq(n, port, bit);
 	if (!irq)
 		return;
-	bool icp1 = port == 'D' && bit == 4 && n->m128;
-	uint8_t tifr = n->avr->data[M128_TIFR];
+	bool icp1 = n->icp1 && port == n->icp1->port && bit == n->icp1->bit;
+	uint8_t tifr = icp1 ? n->avr->data[n->icp1->tifr] : 0;
 	n->edge_at = when;
 	avr_raise_irq(irq, value ? 1 : 0);
 	n->edge_at = 0;
@@ -308,6 +322,7 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 		return -1;
 	}
 	n->m128 = strcmp(n->mcu, "atmega128") == 0;
+	n->icp1 = n->m128 ? &icp1_m128 : strcmp(n->mcu, "atmega1284p") == 0 ? &icp1_m1284 : NULL;
 	n->ps_den = (unsigned __int128)n->freq_hz * (unsigned __int128)(1000000000 + n->ppb);
 
 	/* libsimavr polls a low-level external interrupt pin on every cycle

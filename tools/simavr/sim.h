@@ -134,6 +134,8 @@ void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ..
 /* --- one node (one AVR core and its devices) ------------------------------ */
 enum node_status { NODE_RUNNING, NODE_EXITED, NODE_CRASHED };
 
+struct icp1_regs;
+
 struct sim_node {
 	uint32_t index;
 	char name[64];
@@ -147,6 +149,7 @@ struct sim_node {
 
 	avr_t *avr;
 	bool m128;		/* an ATmega128: its register layout (sleep bits, ICP1 on PD4) */
+	const struct icp1_regs *icp1;	/* its Timer1 input capture, NULL if unknown */
 	unsigned __int128 ps_den;	/* freq_hz * (1e9 + ppb): cycle <-> ps */
 	enum node_status status;
 	uint8_t exit_status;
@@ -223,6 +226,9 @@ int node_probe_pin(struct sim_node *node, char port, uint8_t bit, const char *la
  * time `when` (now, or a moment ago within the instruction just executed:
  * the logic analyser and Timer1's input capture record `when`). */
 void node_drive_pin(struct sim_node *node, char port, int bit, int value, sim_ps when);
+/* Timer1's input capture pin (ICP1) of the node's part: the port letter
+ * (0 when unknown) and bit. */
+char node_icp1_pin(const struct sim_node *node, uint8_t *bit);
 avr_irq_t *node_pin_irq(struct sim_node *node, char port, int bit);
 
 #endif

@@ -57,7 +57,8 @@
  *
  * To send: wait for TERN_BUS_TX_FREE, write the destination to
  * TERN_BUS_TX_DST_ADDR, the payload byte by byte to TERN_BUS_TX_DATA_ADDR,
- * then anything to TERN_BUS_TX_SEND_ADDR. The frame leaves in the sender's
+ * then TERN_BUS_SEND (or TERN_BUS_SEND | TERN_BUS_SEND_STAMP) to
+ * TERN_BUS_TX_SEND_ADDR. The frame leaves in the sender's
  * next TDMA slot in which every destination has room (hardware flow control:
  * it waits, nothing is dropped); TX_FREE is set again when it has arrived.
  * A send while TX_FREE is clear, an empty or oversized frame or a bad
@@ -68,7 +69,15 @@
  * after TERN_BUS_RX_NEXT when another frame waits; TERN_BUS_RX_READY is set
  * while a frame waits. Read TERN_BUS_RX_SRC_ADDR, TERN_BUS_RX_LEN_ADDR and
  * the payload from TERN_BUS_RX_DATA_ADDR, then write TERN_BUS_RX_NEXT_ADDR
- * to release the frame (that frees room for the next sender). */
+ * to release the frame (that frees room for the next sender).
+ *
+ * Timestamps: a frame sent with TERN_BUS_SEND_STAMP drives the Timer1 input
+ * capture pin (ICP1: PD4 on the ATmega128, PD6 on the ATmega1284P) of its
+ * sender and of every destination high while it is on the bus, as a
+ * CC2420's SFD pin is: ICR1 latches the frame's start on both ends, each on
+ * its own clock (time sync, drivers/procbus/procbus_sync.c). Only stamped
+ * frames touch the pin, so a driver that stamps only its sync frames knows
+ * which frame each capture belongs to. */
 #define TERN_BUS_STATUS_ADDR 0xF0	/* read: TERN_BUS_RX_READY | TERN_BUS_TX_FREE */
 #define TERN_BUS_RX_READY 0x01
 #define TERN_BUS_TX_FREE 0x02
@@ -77,6 +86,8 @@
 #define TERN_BUS_TX_DST_ADDR 0xF3	/* write: destination, 0xFF = all others */
 #define TERN_BUS_TX_DATA_ADDR 0xF4	/* write: next payload byte */
 #define TERN_BUS_TX_SEND_ADDR 0xF5	/* write: send the frame */
+#define TERN_BUS_SEND 0x01
+#define TERN_BUS_SEND_STAMP 0x02	/* ...with edges on ICP1 (see above) */
 #define TERN_BUS_RX_SRC_ADDR 0xF6	/* read: sender of the waiting frame */
 #define TERN_BUS_RX_LEN_ADDR 0xF7	/* read: its payload length */
 #define TERN_BUS_RX_DATA_ADDR 0xF8	/* read: its next payload byte */
