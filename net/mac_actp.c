@@ -8,6 +8,7 @@
 #include "mac_actp.h"
 #include "bcs_timer.h"
 #include "blackburst.h"
+#include "mac_common.h"
 #include "mux.h"
 #include "tern/console.h"
 #include "tern/mem.h"
@@ -15,10 +16,6 @@
 #include "tern/port.h"
 #include "tern/time.h"
 
-#define BYTE_US 32u
-#define SHR_PHR_BYTES 6u /* preamble 4, SFD 1, length 1 */
-#define FCS_BYTES 2u
-#define MAX_MPDU 125u    /* 127 - FCS */
 /* A burst lasts CCA's average and this much more, so that a receiver's
  * polling loop (a clock read between 16 CCA samples) sees it busy. */
 #define BURST_MARGIN_US 32u
@@ -58,10 +55,7 @@ static actp_status refuse(actp_error *err, actp_status code, const TERN_ROM char
 {
     if (err) {
         err->code = code;
-        size_t i = 0;
-        while (*why && i + 1 < sizeof err->text)
-            err->text[i++] = *why++;
-        err->text[i] = 0;
+        mac_refusal_text(err->text, sizeof err->text, -1, why);
     }
     return code;
 }
@@ -101,7 +95,7 @@ static void derive(const actp_config *c, uint32_t off)
     /* the winner's send path and turnaround, the frame, its end reaching
      * the farthest clock, the winner listening again */
     timing.frame_us = ACTP_SEND_US + BB_TURNAROUND_US +
-                      (SHR_PHR_BYTES + c->max_len + FCS_BYTES) * BYTE_US + off + BB_RX_AGAIN_US;
+                      (MAC_SHR_PHR_BYTES + c->max_len + MAC_FCS_BYTES) * MAC_BYTE_US + off + BB_RX_AGAIN_US;
     timing.round_us = timing.lead_us + timing.arb_us + timing.frame_us;
     slot_t = bcs_us_to_ticks(slot);
     bit_t = slot_t * c->radius; /* the slots' own sum: no rounding apart */
@@ -122,35 +116,27 @@ actp_status actp_init(const actp_config *c, const bcs_config *bcs, actp_error *e
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("prio_bits not in 0..4 or id_bits not in 1..8"));
     if (c->radius == 0 || c->radius > ACTP_MAX_RADIUS)
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("radius not in 1..4"));
-    if (c->max_len < MUX_HDR_LEN || c->max_len > MAX_MPDU)
+    if (c->max_len < MUX_HDR_LEN || c->max_len > MAC_MAX_MPDU)
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("max_len not in 9..125"));
     if (c->node_id >> c->id_bits)
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("node_id does not fit id_bits"));
     if (c->data_bits > ACTP_MAX_DATA_BITS)
         return refuse(err, ACTP_EINVAL, TERN_ROM_STR("data_bits not in 0..16"));
     derive(c, bcs->max_offset_us);
-    uint32_t d_stop = bcs_d_stop_us(bcs);
-    bool any = false;
-    for (uint8_t i = 0; i < BCS_REGION_IDS; i++)
-        rounds_of[i] = 0xFF;
-    for (uint8_t k = 0; k < bcs->n_slots; k++) {
-        for (uint8_t r = 0; r < bcs->slots[k].n_regions; r++) {
-            const bcs_region *reg = &bcs->slots[k].regions[r];
-            if (reg->protocol != BCS_MAC_ACTP)
-                continue;
-            any = true;
-            /* rounds from t1 + ACTP_FIRST_US to t2 */
-            uint32_t guards = bcs->max_offset_us + d_stop + ACTP_FIRST_US;
-            uint32_t n = reg->len_us > guards ? (reg->len_us - guards) / timing.round_us : 0;
-            if (n == 0)
-                return refuse(err, ACTP_EREGION_SHORT,
-                              TERN_ROM_STR("an ACTP region cannot hold one round"));
-            if (n < rounds_of[reg->id])
-                rounds_of[reg->id] = (uint8_t)(n > 0xFE ? 0xFE : n);
-        }
-    }
-    if (!any)
+    uint16_t ids = mac_region_ids(bcs, BCS_MAC_ACTP);
+    if (!ids)
         return refuse(err, ACTP_ENOREGION, TERN_ROM_STR("no ACTP region"));
+    for (uint8_t i = 0; i < BCS_REGION_IDS; i++) {
+        rounds_of[i] = 0xFF;
+        if (!(ids >> i & 1u))
+            continue;
+        /* rounds from t1 + ACTP_FIRST_US to t2 */
+        uint32_t usable = mac_min_usable_us(bcs, BCS_MAC_ACTP, i);
+        uint32_t n = usable > ACTP_FIRST_US ? (usable - ACTP_FIRST_US) / timing.round_us : 0;
+        if (n == 0)
+            return refuse(err, ACTP_EREGION_SHORT, TERN_ROM_STR("an ACTP region cannot hold one round"));
+        rounds_of[i] = (uint8_t)(n > 0xFE ? 0xFE : n);
+    }
     id_mask = (uint16_t)((1u << c->id_bits) - 1);
     data_mask = (uint16_t)((1ul << c->data_bits) - 1);
     prio_max = (uint8_t)((1u << c->prio_bits) - 1);
@@ -333,25 +319,13 @@ static void actp_tx_done(const cc2420_tx_result *r)
 {
     if (!tx_pending || !cur)
         return;
-    bool ok = r->status == CC2420_OK;
-    if (ok)
-        counters.sent++;
-    else
-        counters.tx_failed++;
-    mux_done(cur, ok, ok ? r->sfd : 0);
-    cur = NULL;
+    mac_frame_done(&cur, r, &counters.sent, &counters.tx_failed);
     tx_pending = false;
 }
 
 static void actp_stop(void)
 {
-    if (tx_pending) {
-        counters.overrun++; /* the BCS counts the late outcome as an orphan */
-        mux_done(cur, false, 0);
-    } else if (cur) {
-        mux_release(cur);
-    }
-    cur = NULL;
+    mac_region_stop(&cur, tx_pending, &counters.overrun);
     tx_pending = false;
     active = false;
 }

@@ -3,14 +3,11 @@
  * (backoffs) and the radio (transmission outcomes). */
 #include "mac_cb.h"
 #include "bcs_timer.h"
+#include "mac_common.h"
 #include "mux.h"
 #include "tern/time.h"
 
 #define BACKOFF_US 320u    /* 20 symbols */
-#define TURNAROUND_US 192u /* STXONCCA to the first preamble symbol */
-#define BYTE_US 32u
-#define SHR_PHR_BYTES 6u   /* preamble 4, SFD 1, length 1 */
-#define FCS_BYTES 2u
 
 typedef enum { CB_IDLE, CB_WAIT, CB_BACKOFF, CB_TX } cb_state;
 
@@ -93,8 +90,7 @@ static void cb_timer(void)
     if (state != CB_BACKOFF || !cur)
         return;
     /* Would it end before t2? The CCA strobe, calibration, the frame. */
-    uint32_t air_us = TURNAROUND_US + (SHR_PHR_BYTES + cur->len + FCS_BYTES) * BYTE_US;
-    if (tern_now() + bcs_us_to_ticks(air_us) > run->t2) {
+    if (tern_now() + bcs_us_to_ticks(mac_air_us(cur->len)) > run->t2) {
         counters.no_time++;
         mux_release(cur);
         cur = NULL;
@@ -135,16 +131,8 @@ static void cb_tx_done(const cc2420_tx_result *r)
 
 static void cb_stop(void)
 {
-    if (state == CB_TX) {
-        /* Cannot happen (cb_timer checks the time) unless the radio is
-         * late: counted, and a failed try, since its outcome will find no
-         * region (the BCS counts it as tx_done_orphan). */
-        counters.overrun++;
-        mux_done(cur, false, 0);
-    } else if (cur) {
-        mux_release(cur);
-    }
-    cur = NULL;
+    /* on air at t2 cannot happen (cb_timer checks the time) unless the radio is late */
+    mac_region_stop(&cur, state == CB_TX, &counters.overrun);
     state = CB_IDLE;
 }
 

@@ -10,15 +10,11 @@
 #include "mac_mb.h"
 #include "bcs_timer.h"
 #include "blackburst.h"
+#include "mac_common.h"
 #include "mux.h"
-#include "tern/console.h"
 #include "tern/port.h"
 #include "tern/time.h"
 
-#define BYTE_US 32u
-#define SHR_PHR_BYTES 6u   /* preamble 4, SFD 1, length 1 */
-#define FCS_BYTES 2u
-#define MAX_MPDU 125u      /* 127 - FCS */
 /* The slot's timer fires this long before the first thing the handler must
  * do on time (the BCS timer's entry varies by ~75 us with what the CPU was
  * doing: docs/bips.md); the handler then polls the clock. */
@@ -79,7 +75,7 @@ void mb_timing_of(uint32_t d, uint8_t n_hops, uint8_t n_modes, uint8_t max_len, 
                    hops * t->hop_us + MB_SLOP_US;
     t->lead_us = bits ? max32(2 * d + BB_CCA_US, d + BB_RX_AGAIN_US) + MB_SLOP_US : d;
     t->signal_us = t->lead_us + bits * t->window_us;
-    t->air_us = BB_TURNAROUND_US + (SHR_PHR_BYTES + max_len + FCS_BYTES) * BYTE_US;
+    t->air_us = mac_air_us(max_len);
     uint32_t d_stop = d > BB_TURNAROUND_US ? d : BB_TURNAROUND_US; /* bcs_d_stop_us */
     t->region_min_us = d + t->signal_us + t->air_us + d_stop;
     t->slot_us = t->signal_us + MB_SEND_MARGIN_US + t->air_us;
@@ -92,11 +88,7 @@ static mb_status refuse(mb_error *err, mb_status code, int schedule, const TERN_
     if (err) {
         err->code = code;
         err->schedule = (int8_t)schedule;
-        int n = schedule >= 0 ? tern_snprintf(err->text, sizeof err->text, "schedule %d: ", schedule) : 0;
-        size_t i = (size_t)n;
-        while (*why && i + 1 < sizeof err->text)
-            err->text[i++] = *why++;
-        err->text[i < sizeof err->text ? i : sizeof err->text - 1] = 0;
+        mac_refusal_text(err->text, sizeof err->text, schedule, why);
     }
     return code;
 }
@@ -117,14 +109,14 @@ mb_status mb_init(const mb_config *c, const bcs_config *bcs, mb_error *err)
         return refuse(err, MB_EINVAL, -1, TERN_ROM_STR("more than 2 schedules"));
     if (c->n_hops == 0 || c->n_hops > MB_MAX_HOPS)
         return refuse(err, MB_EINVAL, -1, TERN_ROM_STR("n_hops not in 1..4"));
-    uint32_t d_stop = bcs_d_stop_us(bcs);
+    uint16_t scheduled = 0;
     for (int i = 0; i < c->n_schedules; i++) {
         const mb_schedule *s = &c->schedules[i];
         if (s->n_slots == 0 || s->n_slots > MB_MAX_SLOTS || !s->senders)
             return refuse(err, MB_EINVAL, i, TERN_ROM_STR("n_slots not in 1..16, or no senders"));
         if (s->n_modes == 0 || s->n_modes > MB_MAX_MODES)
             return refuse(err, MB_EINVAL, i, TERN_ROM_STR("n_modes not in 1..4"));
-        if (s->max_len == 0 || s->max_len > MAX_MPDU)
+        if (s->max_len == 0 || s->max_len > MAC_MAX_MPDU)
             return refuse(err, MB_EINVAL, i, TERN_ROM_STR("max_len not in 1..125"));
         mb_timing t;
         mb_timing_of(bcs->max_offset_us, c->n_hops, s->n_modes, s->max_len, &t);
@@ -134,29 +126,17 @@ mb_status mb_init(const mb_config *c, const bcs_config *bcs, mb_error *err)
         for (int j = 0; j < i; j++)
             if (c->schedules[j].region_id == s->region_id)
                 return refuse(err, MB_EDUPLICATE, i, TERN_ROM_STR("region id scheduled twice"));
-        bool used = false;
-        for (uint8_t k = 0; k < bcs->n_slots; k++) {
-            for (uint8_t r = 0; r < bcs->slots[k].n_regions; r++) {
-                const bcs_region *reg = &bcs->slots[k].regions[r];
-                if (reg->id != s->region_id || reg->protocol != BCS_MAC_MB)
-                    continue;
-                used = true;
-                uint32_t usable = reg->len_us - bcs->max_offset_us - d_stop; /* t1..t2 */
-                if ((uint32_t)s->n_slots * s->slot_us > usable)
-                    return refuse(err, MB_EREGION_SHORT, i,
-                                  TERN_ROM_STR("n_slots * slot_us > t2 - t1 of a region"));
-            }
-        }
-        if (!used)
+        uint32_t usable = mac_min_usable_us(bcs, BCS_MAC_MB, s->region_id);
+        if (usable == UINT32_MAX)
             return refuse(err, MB_ENOREGION, i, TERN_ROM_STR("no MB region has this id"));
+        if ((uint32_t)s->n_slots * s->slot_us > usable)
+            return refuse(err, MB_EREGION_SHORT, i,
+                          TERN_ROM_STR("n_slots * slot_us > t2 - t1 of a region"));
+        scheduled |= (uint16_t)(1u << s->region_id); /* < BCS_REGION_IDS: a region has it */
         slot_ticks_of[i] = bcs_us_to_ticks(s->slot_us);
     }
-    for (uint8_t k = 0; k < bcs->n_slots; k++)
-        for (uint8_t r = 0; r < bcs->slots[k].n_regions; r++) {
-            const bcs_region *reg = &bcs->slots[k].regions[r];
-            if (reg->protocol == BCS_MAC_MB && !find(c, reg->id))
-                return refuse(err, MB_ENOSCHEDULE, -1, TERN_ROM_STR("an MB region has no schedule"));
-        }
+    if (mac_region_ids(bcs, BCS_MAC_MB) & ~scheduled)
+        return refuse(err, MB_ENOSCHEDULE, -1, TERN_ROM_STR("an MB region has no schedule"));
     uint32_t d = bcs->max_offset_us;
     mb_timing t0, t1;
     mb_timing_of(d, c->n_hops, 1, 1, &t0);
@@ -176,7 +156,7 @@ mb_status mb_init(const mb_config *c, const bcs_config *bcs, mb_error *err)
     /* the handler must run before min(signaling - d, signaling - strobe lead) */
     tk.start_ahead = bcs_us_to_ticks(max32(d, BB_TURNAROUND_US + BB_ON_US));
     bb_init();
-    byte_ticks = bcs_us_to_ticks(BYTE_US);
+    byte_ticks = bcs_us_to_ticks(MAC_BYTE_US);
     turnaround_ticks = bcs_us_to_ticks(BB_TURNAROUND_US);
     cfg = c;
     return MB_OK;
@@ -373,7 +353,7 @@ static void mb_timer(void)
      * the slot's end and by t2. */
     uint32_t data = sig + (uint32_t)n_bits * tk.window;
     bb_wait_until(data);
-    uint32_t air = turnaround_ticks + (SHR_PHR_BYTES + cur->len + FCS_BYTES) * byte_ticks;
+    uint32_t air = turnaround_ticks + (MAC_SHR_PHR_BYTES + cur->len + MAC_FCS_BYTES) * byte_ticks;
     uint32_t end = port_counter_read() + air;
     if ((int32_t)(end - (slot_start(slot) + slot_ticks)) > 0 || (int32_t)(end - (uint32_t)run->t2) > 0) {
         counters.late++;
@@ -387,25 +367,13 @@ static void mb_tx_done(const cc2420_tx_result *r)
 {
     if (state != MB_TX || !cur)
         return;
-    bool ok = r->status == CC2420_OK;
-    if (ok)
-        counters.sent++;
-    else
-        counters.tx_failed++;
-    mux_done(cur, ok, ok ? r->sfd : 0);
-    cur = NULL;
+    mac_frame_done(&cur, r, &counters.sent, &counters.tx_failed);
     arm_from((uint8_t)(slot + 1));
 }
 
 static void mb_stop(void)
 {
-    if (state == MB_TX) {
-        counters.overrun++; /* the BCS counts the late outcome as an orphan */
-        mux_done(cur, false, 0);
-    } else if (cur) {
-        mux_release(cur);
-    }
-    cur = NULL;
+    mac_region_stop(&cur, state == MB_TX, &counters.overrun);
     state = MB_IDLE;
 }
 

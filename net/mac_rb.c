@@ -4,16 +4,10 @@
  * Between its own slots a node only listens. */
 #include "mac_rb.h"
 #include "bcs_timer.h"
+#include "mac_common.h"
 #include "mux.h"
-#include "tern/console.h"
 #include "tern/port.h"
 #include "tern/time.h"
-
-#define TURNAROUND_US 192u /* STXON to the first preamble symbol */
-#define BYTE_US 32u
-#define SHR_PHR_BYTES 6u   /* preamble 4, SFD 1, length 1 */
-#define FCS_BYTES 2u
-#define MAX_MPDU 125u      /* 127 - FCS */
 
 typedef enum { RB_IDLE, RB_WAIT, RB_TX } rb_state;
 
@@ -32,11 +26,6 @@ static uint8_t state;    /* rb_state */
 
 const rb_counters *rb_stats(void) { return &counters; }
 
-static uint32_t air_us(uint8_t mpdu_len)
-{
-    return TURNAROUND_US + (SHR_PHR_BYTES + mpdu_len + FCS_BYTES) * BYTE_US;
-}
-
 /* --- Validation ------------------------------------------------------------------ */
 
 static rb_status refuse(rb_error *err, rb_status code, int schedule, const TERN_ROM char *why)
@@ -44,11 +33,7 @@ static rb_status refuse(rb_error *err, rb_status code, int schedule, const TERN_
     if (err) {
         err->code = code;
         err->schedule = (int8_t)schedule;
-        int n = schedule >= 0 ? tern_snprintf(err->text, sizeof err->text, "schedule %d: ", schedule) : 0;
-        size_t i = (size_t)n;
-        while (*why && i + 1 < sizeof err->text)
-            err->text[i++] = *why++;
-        err->text[i < sizeof err->text ? i : sizeof err->text - 1] = 0;
+        mac_refusal_text(err->text, sizeof err->text, schedule, why);
     }
     return code;
 }
@@ -67,47 +52,34 @@ rb_status rb_init(const rb_config *c, const bcs_config *bcs, rb_error *err)
         return refuse(err, RB_EINVAL, -1, TERN_ROM_STR("no schedules"));
     if (c->n_schedules > RB_MAX_SCHEDULES)
         return refuse(err, RB_EINVAL, -1, TERN_ROM_STR("more than 4 schedules"));
-    uint32_t d_stop = bcs_d_stop_us(bcs);
+    uint16_t scheduled = 0;
     for (int i = 0; i < c->n_schedules; i++) {
         const rb_schedule *s = &c->schedules[i];
         if (s->n_slots == 0 || s->n_slots > RB_MAX_SLOTS || !s->owners)
             return refuse(err, RB_EINVAL, i, TERN_ROM_STR("n_slots not in 1..32, or no owners"));
-        if (s->max_len == 0 || s->max_len > MAX_MPDU)
+        if (s->max_len == 0 || s->max_len > MAC_MAX_MPDU)
             return refuse(err, RB_EINVAL, i, TERN_ROM_STR("max_len not in 1..125"));
-        if (s->slot_us < air_us(s->max_len) + bcs->max_offset_us + RB_SEND_MARGIN_US)
+        if (s->slot_us < mac_air_us(s->max_len) + bcs->max_offset_us + RB_SEND_MARGIN_US)
             return refuse(err, RB_ESLOT_SHORT, i,
                           TERN_ROM_STR("slot_us < 192 us + max_len frame + d_maxOffset + margin"));
         for (int j = 0; j < i; j++)
             if (c->schedules[j].region_id == s->region_id)
                 return refuse(err, RB_EDUPLICATE, i, TERN_ROM_STR("region id scheduled twice"));
-        bool used = false;
-        for (uint8_t k = 0; k < bcs->n_slots; k++) {
-            for (uint8_t r = 0; r < bcs->slots[k].n_regions; r++) {
-                const bcs_region *reg = &bcs->slots[k].regions[r];
-                if (reg->id != s->region_id || reg->protocol != BCS_MAC_RB)
-                    continue;
-                used = true;
-                /* t1..t2 = len - d_maxOffset - d_stop (bcs.h) */
-                uint32_t usable = reg->len_us - bcs->max_offset_us - d_stop;
-                if ((uint32_t)s->n_slots * s->slot_us > usable)
-                    return refuse(err, RB_EREGION_SHORT, i,
-                                  TERN_ROM_STR("n_slots * slot_us > t2 - t1 of a region"));
-            }
-        }
-        if (!used)
+        uint32_t usable = mac_min_usable_us(bcs, BCS_MAC_RB, s->region_id);
+        if (usable == UINT32_MAX)
             return refuse(err, RB_ENOREGION, i, TERN_ROM_STR("no RB region has this id"));
+        if ((uint32_t)s->n_slots * s->slot_us > usable)
+            return refuse(err, RB_EREGION_SHORT, i,
+                          TERN_ROM_STR("n_slots * slot_us > t2 - t1 of a region"));
+        scheduled |= (uint16_t)(1u << s->region_id); /* < BCS_REGION_IDS: a region has it */
     }
-    for (uint8_t k = 0; k < bcs->n_slots; k++)
-        for (uint8_t r = 0; r < bcs->slots[k].n_regions; r++) {
-            const bcs_region *reg = &bcs->slots[k].regions[r];
-            if (reg->protocol == BCS_MAC_RB && !find(c, reg->id))
-                return refuse(err, RB_ENOSCHEDULE, -1, TERN_ROM_STR("an RB region has no schedule"));
-        }
+    if (mac_region_ids(bcs, BCS_MAC_RB) & ~scheduled)
+        return refuse(err, RB_ENOSCHEDULE, -1, TERN_ROM_STR("an RB region has no schedule"));
     for (uint8_t i = 0; i < c->n_schedules; i++)
         slot_ticks_of[i] = bcs_us_to_ticks(c->schedules[i].slot_us);
     guard_ticks = bcs_us_to_ticks(bcs->max_offset_us);
-    byte_ticks = bcs_us_to_ticks(BYTE_US);
-    turnaround_ticks = bcs_us_to_ticks(TURNAROUND_US);
+    byte_ticks = bcs_us_to_ticks(MAC_BYTE_US);
+    turnaround_ticks = bcs_us_to_ticks(MAC_TURNAROUND_US);
     cfg = c;
     return RB_OK;
 }
@@ -185,7 +157,7 @@ static void rb_timer(void)
         return;
     }
     /* The frame must end inside the slot less its d_maxOffset guard. */
-    uint32_t air = turnaround_ticks + (SHR_PHR_BYTES + cur->len + FCS_BYTES) * byte_ticks;
+    uint32_t air = turnaround_ticks + (MAC_SHR_PHR_BYTES + cur->len + MAC_FCS_BYTES) * byte_ticks;
     /* 32-bit deltas: port_counter_read is the low half of tern_now's clock
      * without its 64-bit assembly (tens of cycles less). */
     uint32_t end = now + air;
@@ -209,25 +181,13 @@ static void rb_tx_done(const cc2420_tx_result *r)
 {
     if (state != RB_TX || !cur)
         return;
-    bool ok = r->status == CC2420_OK;
-    if (ok)
-        counters.sent++;
-    else
-        counters.tx_failed++;
-    mux_done(cur, ok, ok ? r->sfd : 0);
-    cur = NULL;
+    mac_frame_done(&cur, r, &counters.sent, &counters.tx_failed);
     arm_from((uint8_t)(slot + 1));
 }
 
 static void rb_stop(void)
 {
-    if (state == RB_TX) {
-        counters.overrun++; /* the BCS counts the late outcome as an orphan */
-        mux_done(cur, false, 0);
-    } else if (cur) {
-        mux_release(cur);
-    }
-    cur = NULL;
+    mac_region_stop(&cur, state == RB_TX, &counters.overrun);
     state = RB_IDLE;
 }
 

@@ -5,6 +5,7 @@
  * reads of tern_now would cost hundreds of cycles each on the AVR. */
 #include "sync_bbs.h"
 #include "bcs_timer.h"
+#include "mac_common.h" /* mac_refusal_text */
 #include "tern/console.h"
 #include "tern/mem.h"
 #include "tern/port.h"
@@ -47,10 +48,7 @@ static bbs_status refuse(bbs_error *err, bbs_status code, const TERN_ROM char *w
 {
     if (err) {
         err->code = code;
-        size_t i = 0;
-        while (*why && i + 1 < sizeof err->text)
-            err->text[i++] = *why++;
-        err->text[i] = 0;
+        mac_refusal_text(err->text, sizeof err->text, -1, why);
     }
     return code;
 }
