@@ -240,7 +240,10 @@ static void mig_on_request(tern_mig *m, const uint8_t *b)
 
 static void mig_on_freeze(tern_mig *m, const uint8_t *b)
 {
-    if (b[H_SRC] >= m->n_modules || b[H_DST] >= m->n_modules) {
+    /* A FREEZE naming this processor as the source is not one it sent
+     * (its own multicast comes back with from == self): replying would
+     * send FROZEN to itself (fuzz_migrate, migrate/freeze-from-self). */
+    if (b[H_SRC] >= m->n_modules || b[H_DST] >= m->n_modules || b[H_SRC] == m->self) {
         m->stats.bad_messages++;
         return;
     }

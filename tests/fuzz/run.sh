@@ -17,7 +17,7 @@ cmake --build "$build" >/dev/null
 mkdir -p "$build/crashes"
 
 # binary:corpus (the API target runs against each run-to-completion model)
-targets="fuzz_app:app fuzz_api_fifo:api fuzz_api_priority:api fuzz_api_stack:api fuzz_simcfg:simcfg fuzz_lowpan:lowpan fuzz_remote:remote fuzz_cc2420_rx:cc2420_rx"
+targets="fuzz_app:app fuzz_api_fifo:api fuzz_api_priority:api fuzz_api_stack:api fuzz_simcfg:simcfg fuzz_lowpan:lowpan fuzz_remote:remote fuzz_cc2420_rx:cc2420_rx fuzz_migrate:migrate"
 
 for t in $targets; do
     bin=${t%%:*}
