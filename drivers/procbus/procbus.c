@@ -4,6 +4,7 @@
  * pin and sense register that is, avr_mcu.h says for each part. */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <string.h>
 
 #include "avr_mcu.h"
 #include "board.h"
@@ -28,9 +29,12 @@ static procbus_config cfg;
 static bool ready;
 static uint8_t my_address, n_processors;
 static procbus_counters counters;
-/* With cfg.rx_fn: the frame read off the bus and not yet taken (held_len 0:
- * none). It stays on the bus, unreleased, until rx_fn takes it. */
+/* The frame read off the bus. With cfg.rx_fn, held_len > 0 while rx_fn has
+ * not taken it: it stays on the bus, unreleased, until it does. */
 static uint8_t held_src, held_len, held[PROCBUS_FRAME_MAX];
+/* procbus_claim(): frames of this first byte go to claim_fn. */
+static uint8_t claim_kind;
+static procbus_rx_fn claim_fn;
 
 /* --- Reception ------------------------------------------------------------ */
 
@@ -65,25 +69,29 @@ static void rx_one(void)
         rx_release();
         return;
     }
+    held_src = src;
+    for (uint8_t i = 0; i < len; i++)
+        held[i] = REG(TERN_BUS_RX_DATA_ADDR);
+    if (claim_fn && held[0] == claim_kind) {
+        rx_release();
+        counters.rx_claimed++;
+        (void)claim_fn(src, held, len);
+        return;
+    }
     if (cfg.rx_fn) {
-        held_src = src;
         held_len = len;
-        for (uint8_t i = 0; i < len; i++)
-            held[i] = REG(TERN_BUS_RX_DATA_ADDR);
         offer_held();
         return;
     }
+    rx_release();
     procbus_frame *f = tern_alloc(sizeof *f + len);
     if (!f) {
         counters.rx_no_memory++;
-        rx_release();
         return;
     }
     f->src = src;
     f->len = len;
-    for (uint8_t i = 0; i < len; i++)
-        f->data[i] = REG(TERN_BUS_RX_DATA_ADDR);
-    rx_release();
+    memcpy(f->data, held, len);
     if (tern_send(cfg.rx_task, cfg.rx_port, f, (uint16_t)(sizeof *f + len), TERN_MSG_HEAP) !=
         TERN_OK) {
         counters.rx_post_failed++;
@@ -117,7 +125,7 @@ ISR(INT_VECT(BOARD_BUS_INT))
 
 /* --- Transmission --------------------------------------------------------- */
 
-procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
+static procbus_status send(uint8_t dst, const void *payload, uint8_t len, uint8_t how)
 {
     if (!ready)
         return PROCBUS_ESTATE;
@@ -139,7 +147,7 @@ procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
     REG(TERN_BUS_TX_DST_ADDR) = dst;
     for (uint8_t i = 0; i < len; i++)
         REG(TERN_BUS_TX_DATA_ADDR) = p[i];
-    REG(TERN_BUS_TX_SEND_ADDR) = 1;
+    REG(TERN_BUS_TX_SEND_ADDR) = how;
     bool refused = REG(TERN_BUS_ERRORS_ADDR) != errors;
     port_irq_restore(s);
     if (refused) {
@@ -148,6 +156,24 @@ procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
     }
     counters.tx_frames++;
     return PROCBUS_OK;
+}
+
+procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
+{
+    return send(dst, payload, len, TERN_BUS_SEND);
+}
+
+procbus_status procbus_send_stamped(uint8_t dst, const void *payload, uint8_t len)
+{
+    return send(dst, payload, len, TERN_BUS_SEND | TERN_BUS_SEND_STAMP);
+}
+
+void procbus_claim(uint8_t kind, procbus_rx_fn fn)
+{
+    tern_irq_state s = port_irq_save();
+    claim_kind = kind;
+    claim_fn = fn;
+    port_irq_restore(s);
 }
 
 bool procbus_tx_free(void) { return ready && (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE); }

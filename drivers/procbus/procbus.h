@@ -66,7 +66,8 @@ typedef struct {
 
 /* What went through, and why anything did not. */
 typedef struct {
-    uint16_t rx_frames;      /* delivered to rx_task */
+    uint16_t rx_frames;      /* delivered to rx_task or rx_fn */
+    uint16_t rx_claimed;     /* delivered to the procbus_claim() function */
     uint16_t rx_bad_len;     /* length 0 or over 64: released unread */
     uint16_t rx_bad_src;     /* sender address outside the bus: released unread */
     uint16_t rx_no_memory;   /* no heap block for it: released, lost */
@@ -91,6 +92,19 @@ uint8_t procbus_count(void);
 /* Hands one frame to the bus, copying the payload; PROCBUS_OK means it will
  * be delivered. Any context; never waits. */
 procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len);
+
+/* The same, as a timestamped frame: the bus drives the Timer1 input
+ * capture pin of this processor and of each destination high while the
+ * frame is on the bus, so both ends capture its start on their own clocks
+ * (tern_simavr_abi.h, TERN_BUS_SEND_STAMP). For time sync only: it tells
+ * captures apart by stamping nothing else. */
+procbus_status procbus_send_stamped(uint8_t dst, const void *payload, uint8_t len);
+
+/* Frames whose first byte is `kind` go to fn instead of the configured
+ * receiver, in the bus interrupt, and are released when it returns (its
+ * result is ignored). One claim; a later one replaces it. Time sync's
+ * frames (procbus_sync.h) pass by the bus manager this way. */
+void procbus_claim(uint8_t kind, procbus_rx_fn fn);
 
 /* True when a send would not be refused as busy: the last frame has
  * arrived. */

@@ -96,7 +96,8 @@ def _with_tun(path: Path) -> bool:
 SCENARIOS = sorted(p.name for p in (ROOT / "docs" / "sim").glob("*.toml") if not _with_tun(p))
 # Scenarios too long to run whole here, and the simulated seconds they get:
 # the soak's hour is `./tern soak`'s (test_soak.py runs 30 s of it).
-SHORTENED = {"soak.toml": "10"}
+# psync: five seconds hold three sync rounds and two pulses.
+SHORTENED = {"soak.toml": "10", "psync.toml": "5"}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
