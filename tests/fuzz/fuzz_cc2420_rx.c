@@ -31,6 +31,7 @@
 #include "cc2420.h"
 #include "fuzz.h"
 #include "host.h"
+#include "mux.h"
 #include "tern/port.h"
 #include "tern/tern.h"
 
@@ -124,6 +125,8 @@ typedef struct {
 } good_frame;
 static good_frame good[GOOD_MAX];
 static unsigned n_good, next_match, n_matched;
+static bool via_mux;          /* frames go to mux_rx (rx_isr), not to the task */
+static unsigned task_frames;  /* the driver's rx_frames while they went to the task */
 
 /* rx_drain's rule, from the datasheet: up to 22 frames an interrupt,
  * while FIFOP is high or bytes wait with no frame arriving. */
@@ -179,15 +182,20 @@ static void predict(rx_fifo *f, rx_count *c)
 /* ---- the task that gets the frames ---- */
 
 static bool running;
+static void mux_match(tern_msg *m, const cc2420_rx_frame *f);
 
 static tern_status on_frame(void *state, tern_msg *m)
 {
     (void)state;
-    if (!running || m->port != TERN_PORT_APP(0))
+    if (!running || m->port < TERN_PORT_APP(0))
         return TERN_OK;
     const cc2420_rx_frame *f = m->payload;
     CHECK(f && m->len == sizeof *f + f->len, "message of %u bytes for a frame of %u", m->len,
           f ? f->len : 0);
+    if (m->port != TERN_PORT_APP(0)) {
+        mux_match(m, f);
+        return TERN_OK;
+    }
     /* In order: the frames counted no_memory or post_failed are skipped. */
     for (; next_match < n_good; next_match++) {
         const good_frame *g = &good[next_match];
@@ -202,8 +210,101 @@ static tern_status on_frame(void *state, tern_msg *m)
     return TERN_OK;
 }
 
+/* ---- the multiplexer above it (net/mux.c): the driver's interrupt-level
+ * client hands each frame to mux_rx, as the MAC protocols do ---- */
+
+#define PAN 0x22
+#define ADDR 1
+static const tern_endpoint rx0_dests[] = {{0, TERN_PORT_APP(1)}, {0, TERN_PORT_APP(2)}};
+static const tern_endpoint rx1_dests[] = {{0, TERN_PORT_APP(3)}};
+static const mux_rx_desc mux_rx_tos[] = {
+    {.id = 1, .regions = 0x3, .n_dests = 2, .dests = rx0_dests}, /* regions 0 and 1 */
+    {.id = 2, .regions = 0x2, .n_dests = 1, .dests = rx1_dests}, /* region 1 */
+};
+static const mux_config mux_cfg = {.pan_id = PAN, .short_addr = ADDR, .rx = mux_rx_tos, .n_rx = 2};
+static const bcs_region regions[] = {{.id = 0, .len_us = 1000}, {.id = 1, .start_us = 1000, .len_us = 1000},
+                                     {.id = 2, .start_us = 2000, .len_us = 1000}};
+static const bcs_macro_slot slot = {.regions = regions, .n_regions = 3};
+static const bcs_config bcs = {.macro_slot_us = 10000, .sync_us = 1000, .slots = &slot, .n_slots = 1};
+
+typedef struct {
+    uint8_t port, len;
+    uint8_t data[FIFO_SIZE];
+} mux_delivery;
+static mux_delivery mux_want[GOOD_MAX];
+static unsigned n_mux_want, next_mux, n_mux_matched;
+static uint8_t region; /* the slot region the frame is received in */
+
+static unsigned mux_sent; /* destinations the multiplexer posted to, this input */
+
+/* The RX TOs' counters moved since `b` (uint16_t: they wrap over many inputs). */
+static unsigned mux_moved(const mux_rx_counters *b, bool delivered_only)
+{
+    unsigned n = 0;
+    for (uint8_t i = 0; i < 2; i++) {
+        const mux_rx_counters *a = mux_rx_stats(i);
+        n += (uint16_t)(a->delivered - b[i].delivered);
+        if (!delivered_only)
+            n += (uint16_t)(a->no_memory - b[i].no_memory) +
+                 (uint16_t)(a->post_failed - b[i].post_failed);
+    }
+    return n;
+}
+
+static void mux_hook(cc2420_rx_frame *f)
+{
+    mux_counters b = *mux_stats();
+    mux_rx_counters before[2] = {*mux_rx_stats(0), *mux_rx_stats(1)};
+    unsigned want = 0;
+    const uint8_t *d = f->data;
+    int why = 0; /* 1 malformed, 2 foreign, 3 no TO */
+    if (f->len < MUX_HDR_LEN || (d[0] & 7) != 1)
+        why = 1;
+    else if ((d[3] | d[4] << 8) != PAN || ((d[5] | d[6] << 8) != ADDR && (d[5] | d[6] << 8) != 0xFFFF))
+        why = 2;
+    else if (region > 1)
+        why = 3;
+    else
+        for (uint8_t i = 0; i < 2; i++)
+            if (mux_rx_tos[i].regions & (1u << region))
+                for (uint8_t k = 0; k < mux_rx_tos[i].n_dests; k++) {
+                    CHECK(n_mux_want < GOOD_MAX, "harness: too many deliveries");
+                    mux_delivery *m = &mux_want[n_mux_want++];
+                    m->port = mux_rx_tos[i].dests[k].port;
+                    m->len = f->len;
+                    memcpy(m->data, f->data, f->len);
+                    want++;
+                }
+    mux_rx(f, region);
+    const mux_counters *a = mux_stats();
+    uint16_t malformed = (uint16_t)(a->rx_malformed - b.rx_malformed),
+             foreign = (uint16_t)(a->rx_foreign - b.rx_foreign),
+             no_to = (uint16_t)(a->rx_no_to - b.rx_no_to);
+    CHECK(malformed == (why == 1) && foreign == (why == 2) && no_to == (why == 3),
+          "mux: malformed %u, foreign %u, no TO %u for a frame of reason %d", malformed, foreign,
+          no_to, why);
+    CHECK(mux_moved(before, false) == want, "mux: %u destinations counted, %u bound",
+          mux_moved(before, false), want);
+    mux_sent += mux_moved(before, true);
+}
+
+/* A message from the multiplexer: the next bound destination still
+ * expected, in order (copies that found no heap or pool are skipped). */
+static void mux_match(tern_msg *m, const cc2420_rx_frame *f)
+{
+    for (; next_mux < n_mux_want; next_mux++) {
+        const mux_delivery *w = &mux_want[next_mux];
+        if (w->port == m->port && w->len == f->len && !memcmp(w->data, f->data, f->len))
+            break;
+    }
+    CHECK(next_mux < n_mux_want, "mux: a frame of %u bytes to port %u never bound, or twice",
+          f->len, m->port);
+    next_mux++;
+    n_mux_matched++;
+}
+
 static const tern_task_desc tasks[] = {
-    {.name = "radio", .id = 0, .priority = 1, .handler = on_frame, .n_in_ports = 1}};
+    {.name = "radio", .id = 0, .priority = 1, .handler = on_frame, .n_in_ports = 4}};
 static const tern_app_desc app = {"cc2420", tasks, 1, NULL, 0, 0};
 
 /* ---- the program ---- */
@@ -271,6 +372,8 @@ static void interrupt(void)
                         (uint16_t)(a->rx_no_memory - b.rx_no_memory) +
                         (uint16_t)(a->rx_post_failed - b.rx_post_failed);
     CHECK(good_now == want.good, "%u good frames counted, not %u", good_now, want.good);
+    if (!via_mux)
+        task_frames += (uint16_t)(a->rx_frames - b.rx_frames);
     /* no SFD captured here: every frame handed on has sfd 0 */
     SAME(rx_sfd_unknown, a->rx_frames - b.rx_frames + a->rx_post_failed - b.rx_post_failed);
 #undef SAME
@@ -291,9 +394,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tern_app_error err;
     CHECK(tern_app_start(&app, &err) == TERN_OK, "app refused: %s", err.text);
     host_run_until(10);
-    cc2420_config cfg = {.channel = 26, .pan_id = 0x22, .short_addr = 1, .rx_task = 0,
+    cc2420_config cfg = {.channel = 26, .pan_id = PAN, .short_addr = ADDR, .rx_task = 0,
                          .rx_port = TERN_PORT_APP(0), .tx_task = TERN_NO_TASK};
     CHECK(cc2420_init(&cfg) == CC2420_OK, "the fake chip was not taken");
+    static bool mux_started;
+    if (!mux_started) {
+        mux_error merr;
+        CHECK(mux_start(&mux_cfg, &bcs, &merr) == MUX_OK, "mux refused: %s", merr.text);
+        mux_started = true;
+    }
+    via_mux = false;
+    region = 0;
+    task_frames = n_mux_want = next_mux = n_mux_matched = mux_sent = 0;
     size_t heap_base = tern_heap_free_bytes(), largest_base = tern_heap_largest_free();
     n_good = next_match = n_matched = 0;
     hog = NULL;
@@ -316,9 +428,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             irq_now(hog_irq, (void *)(uintptr_t)((op & 7) * 8u));
         } else if (op == 0xD8) {
             release_hog();
-        } else if (op < 0xE0) { /* an overflow: FIFOP high, FIFO low */
+        } else if (op < 0xDC) { /* an overflow: FIFOP high, FIFO low */
             chip.overflow = chip.fifop = true;
             interrupt();
+        } else if (op == 0xDC) { /* frames to the multiplexer (interrupt level) or the task */
+            via_mux = !via_mux;
+            cfg.rx_isr = via_mux ? mux_hook : NULL;
+            CHECK(cc2420_init(&cfg) == CC2420_OK, "the fake chip was not taken");
+        } else if (op < 0xE0) {
+            region = (uint8_t)(op - 0xDD); /* 2: a region no RX TO is bound to */
         } else { /* the interrupt, FIFOP as it is */
             interrupt();
         }
@@ -327,8 +445,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     release_hog();
     host_run_until(host_time() + SETTLE);
     const cc2420_counters *c = cc2420_stats();
-    CHECK(n_matched == c->rx_frames, "%u frames reached the task, %u delivered", n_matched,
-          c->rx_frames);
+    (void)c;
+    CHECK(n_matched == task_frames, "%u frames reached the task, %u delivered", n_matched,
+          task_frames);
+    CHECK(n_mux_matched == mux_sent, "%u frames from the multiplexer reached the task, %u posted",
+          n_mux_matched, mux_sent);
     CHECK(tern_stats()->queue_depth == 0, "%u messages still queued", tern_stats()->queue_depth);
     CHECK(tern_heap_free_bytes() == heap_base && tern_heap_largest_free() == largest_base,
           "heap not back to its baseline: %zu free, %zu largest, of %zu, %zu",
