@@ -16,9 +16,9 @@
  * With PSYNC_LOAD_MS, every other processor also sends the master a
  * 32-byte frame that often, so the sync frames share the bus.
  *
- * After PSYNC_LAST_S each prints
+ * After global second PSYNC_REPORT_S each prints
  *   psync A: summary pulses=.. late=.. samples=.. rate_ppb=.. last_error_ns=.. ...
- * and exits 0 (2: no bus). */
+ * and goes on until the scenario's duration ends it (exit 2: no bus). */
 #include <avr/io.h>
 
 #include "procbus.h"
@@ -33,8 +33,8 @@
 #ifndef PSYNC_FIRST_S
 #define PSYNC_FIRST_S 3 /* two rounds have given offset and rate */
 #endif
-#ifndef PSYNC_LAST_S
-#define PSYNC_LAST_S 10
+#ifndef PSYNC_REPORT_S
+#define PSYNC_REPORT_S 10
 #endif
 #ifndef PSYNC_PHASE_MS
 #define PSYNC_PHASE_MS 900 /* 0.9 s after the round: the extrapolation at its longest */
@@ -48,17 +48,17 @@
 
 enum { TASK_PSYNC = 0 };
 #define PORT_BUS TERN_PORT_APP(0)
-#define TIMER_END 0
+#define TIMER_REPORT 0
 #define TIMER_LOAD 1
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_US 1000ull
 
 static tern_alarm pulse_alarm;
-static uint8_t second;             /* global second of the next pulse */
+static uint32_t second;            /* global second of the next pulse */
 static uint16_t pulses, late, load_sent, load_busy;
 
-static tern_gtime instant(uint8_t s)
+static tern_gtime instant(uint32_t s)
 {
     return (tern_gtime)s * TERN_GTIME_NS_PER_S + PSYNC_PHASE_MS * NS_PER_MS;
 }
@@ -90,11 +90,11 @@ static void pulse(tern_alarm *a, void *arg)
         pulses++;
     }
     port_irq_restore(s);
-    if (++second <= PSYNC_LAST_S)
-        arm_pulse();
+    second++;
+    arm_pulse();
 }
 
-static _Noreturn void finish(void)
+static void report(void)
 {
     const tern_gtime_stats *g = tern_gtime_stats_get();
     const procbus_sync_counters *c = procbus_sync_stats();
@@ -107,7 +107,6 @@ static _Noreturn void finish(void)
                 (long)g->last_error_ns, c->tx_sync, c->tx_follow, c->tx_retries, c->tx_failed,
                 c->rounds_lost, c->rx_sync, c->rx_samples, c->rx_no_capture, c->rx_unmatched,
                 c->rx_bad, load_sent, load_busy, b->rx_frames);
-    port_exit(0);
 }
 
 static tern_time ms(uint32_t n) { return (tern_time)tern_clock_hz() * n / 1000u; }
@@ -132,9 +131,9 @@ static tern_status psync_task(void *state, tern_msg *m)
         second = PSYNC_FIRST_S;
         tern_alarm_init(&pulse_alarm, pulse, NULL);
         arm_pulse();
-        tern_timer_start(TIMER_END, (uint32_t)ms(PSYNC_LAST_S * 1000u + PSYNC_PHASE_MS + 50u), 0);
+        tern_timer_start(TIMER_REPORT, ms(PSYNC_REPORT_S * 1000u + PSYNC_PHASE_MS + 50u), 0);
         if (PSYNC_LOAD_MS && procbus_address() != 0)
-            tern_timer_start(TIMER_LOAD, (uint32_t)ms(PSYNC_LOAD_MS), (uint32_t)ms(PSYNC_LOAD_MS));
+            tern_timer_start(TIMER_LOAD, ms(PSYNC_LOAD_MS), ms(PSYNC_LOAD_MS));
         break;
     }
     case PORT_BUS:
@@ -147,8 +146,8 @@ static tern_status psync_task(void *state, tern_msg *m)
             load_busy++;
         break;
     }
-    case TERN_PORT_TIMEOUT(TIMER_END):
-        finish();
+    case TERN_PORT_TIMEOUT(TIMER_REPORT):
+        report();
     }
     return TERN_OK;
 }

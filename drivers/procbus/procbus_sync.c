@@ -106,12 +106,15 @@ static void on_retry(tern_alarm *a, void *arg)
     step();
 }
 
-void procbus_sync_set_period(uint32_t period_ms)
+procbus_status procbus_sync_set_period(uint32_t period_ms)
 {
-    if (!is_master || period_ms == 0)
-        return;
+    if (!is_master)
+        return PROCBUS_ESTATE;
+    if (period_ms == 0)
+        return PROCBUS_EINVAL;
     tern_time p = ticks_of_ms(period_ms);
     tern_alarm_set(&round_alarm, tern_now() + p, p);
+    return PROCBUS_OK;
 }
 
 /* --- The others ---------------------------------------------------------------- */
@@ -211,7 +214,7 @@ procbus_status procbus_sync_start(uint8_t master, uint32_t period_ms)
         tern_gtime_set_master();
         tern_alarm_init(&round_alarm, on_round, NULL);
         tern_alarm_init(&retry_alarm, on_retry, NULL);
-        procbus_sync_set_period(period_ms);
+        return procbus_sync_set_period(period_ms);
     }
     return PROCBUS_OK;
 }

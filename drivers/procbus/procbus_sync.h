@@ -38,14 +38,19 @@ typedef struct {
     uint16_t rx_bad;        /* wrong length or kind, or not from the master */
 } procbus_sync_counters;
 
-/* Starts time sync on an initialised procbus: this processor is the master
- * if its address is `master` (then it sends a round every period_ms), else
- * it follows the master's rounds. From a task, once. */
+/* Starts time sync on an initialised procbus (procbus_init, or
+ * procbus_remote_attach under the bus manager): this processor is the
+ * master if its address is `master` (then it sends a round every
+ * period_ms), else it follows the master's rounds. From a task, once.
+ * PROCBUS_ESTATE without a bus, PROCBUS_EINVAL for a master beyond the bus
+ * or a period of 0. */
 procbus_status procbus_sync_start(uint8_t master, uint32_t period_ms);
 
 /* The master's period from now on (the seed: a task may change the sync
- * rate at run time, e.g. less often with better crystals). */
-void procbus_sync_set_period(uint32_t period_ms);
+ * rate at run time, e.g. less often with better crystals). PROCBUS_ESTATE
+ * on any other processor (or before procbus_sync_start), PROCBUS_EINVAL
+ * for 0. */
+procbus_status procbus_sync_set_period(uint32_t period_ms);
 
 const procbus_sync_counters *procbus_sync_stats(void);
 

@@ -8,6 +8,7 @@ MATCH_WINDOW_PS of the reference's is counted missing, never skipped.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,18 @@ class Precision:
     @property
     def missing(self) -> int:
         return sum(len(s.missing) for s in self.seconds)
+
+    def percentile_max_abs_us(self, q: float) -> float:
+        """The q-quantile (0..1, nearest rank) of the per-second max |offset|."""
+        values = sorted(s.max_abs_us for s in self.seconds)
+        if not values:
+            return 0.0
+        return values[min(len(values) - 1, max(0, math.ceil(q * len(values)) - 1))]
+
+    @property
+    def mean_offset_us(self) -> float:
+        values = [v for s in self.seconds for v in s.offsets_us.values()]
+        return sum(values) / len(values) if values else 0.0
 
 
 def rising_edges(events: Path, label: str) -> dict[str, list[int]]:
@@ -98,6 +111,9 @@ def to_json(p: Precision) -> dict[str, Any]:
         "label": p.label,
         "max_abs_us": p.max_abs_us,
         "max_spread_us": p.max_spread_us,
+        "median_max_abs_us": p.percentile_max_abs_us(0.5),
+        "p95_max_abs_us": p.percentile_max_abs_us(0.95),
+        "mean_offset_us": p.mean_offset_us,
         "missing": p.missing,
         "seconds": [{**asdict(s), "max_abs_us": s.max_abs_us, "spread_us": s.spread_us} for s in p.seconds],
     }
@@ -115,4 +131,7 @@ def text_table(p: Precision) -> str:
     lines.append(f"offsets from {p.reference}'s edge of pin {p.label!r} (simulated us): "
                  f"max |offset| {p.max_abs_us:.3f}, max spread {p.max_spread_us:.3f}, "
                  f"{len(p.seconds)} seconds, {p.missing} missing")  # fmt: skip
+    lines.append(f"per-second max |offset|: median {p.percentile_max_abs_us(0.5):.3f}, "
+                 f"95th percentile {p.percentile_max_abs_us(0.95):.3f}, max {p.max_abs_us:.3f}; "
+                 f"mean offset {p.mean_offset_us:+.3f}")  # fmt: skip
     return "\n".join(lines) + "\n"

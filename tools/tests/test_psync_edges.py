@@ -10,3 +10,5 @@ def test_without_matching_edges_a_processor_is_missing_not_skipped() -> None:
     p = psync.precision(edges, "master")
     assert p.seconds[0].offsets_us == {"a": 0.5, "b": 1.0} and p.seconds[1].missing == ("a",)
     assert p.missing == 1 and p.max_abs_us == 2.0
+    assert p.percentile_max_abs_us(0.5) == 1.0 and p.percentile_max_abs_us(0.95) == 2.0
+    assert p.mean_offset_us == 3.5 / 3
