@@ -4,6 +4,9 @@
 
 /* Timer1's interrupt enables (OCIE1A, TOIE1) share TIMSK with timers 0 and 2. */
 #define AVR_TIMER1_IMSK TIMSK
+#define AVR_TIMER1_IFR TIFR
+#define AVR_TIMER3_IMSK ETIMSK /* Timer3's enables share ETIMSK */
+#define AVR_TIMER1_CAPT_IE TICIE1 /* input capture interrupt enable */
 /* SE and SM2:0 live in MCUCR, beside the external-memory bits. */
 #define AVR_SLEEP_CTRL MCUCR
 

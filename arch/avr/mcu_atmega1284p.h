@@ -1,9 +1,12 @@
-/* ATmega1284P (board module-m1284): through arch/avr/avr_mcu.h. */
+/* ATmega1284P (boards module-m1284, micaz-1284p): through arch/avr/avr_mcu.h. */
 #ifndef TERN_MCU_ATMEGA1284P_H
 #define TERN_MCU_ATMEGA1284P_H
 
 /* Each timer has its own interrupt mask register. */
 #define AVR_TIMER1_IMSK TIMSK1
+#define AVR_TIMER1_IFR TIFR1
+#define AVR_TIMER3_IMSK TIMSK3
+#define AVR_TIMER1_CAPT_IE ICIE1 /* input capture interrupt enable */
 /* The sleep bits have a register of their own. */
 #define AVR_SLEEP_CTRL SMCR
 

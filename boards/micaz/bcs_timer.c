@@ -1,5 +1,6 @@
-/* The communication scheduler's timer on the MicaZ (net/bcs_timer.h):
- * Timer3 of the ATmega128, counting CPU cycles (prescaler 1) like Timer1,
+/* The communication scheduler's timer on the MicaZ (net/bcs_timer.h), and
+ * on micaz-1284p, which includes this file: Timer3 of the ATmega128 (of
+ * the ATmega1284P), counting CPU cycles (prescaler 1) like Timer1,
  * the kernel's clock, so one Timer3 tick is one kernel tick. Channel
  * BCS_TIMER_SLOT is output compare 3A, BCS_TIMER_MAC is 3B.
  *
@@ -29,6 +30,7 @@
 #include <avr/io.h>
 
 #include "avr.h"
+#include "avr_mcu.h"
 #include "bcs_timer.h"
 #include "tern/port.h"
 
@@ -66,7 +68,7 @@ void bcs_timer_init(bcs_timer_fn slot_fn, bcs_timer_fn mac_fn)
     cli();
     fn[BCS_TIMER_SLOT] = slot_fn;
     fn[BCS_TIMER_MAC] = mac_fn;
-    ETIMSK &= (uint8_t)~(_BV(OCIE3A) | _BV(OCIE3B) | _BV(TOIE3));
+    AVR_TIMER3_IMSK &= (uint8_t)~(_BV(OCIE3A) | _BV(OCIE3B) | _BV(TOIE3));
     TCCR3A = 0;
     TCCR3B = _BV(CS30); /* normal mode, prescaler 1 */
     /* TCNT1 then TCNT3, each low byte first (it latches the high byte):
@@ -100,7 +102,7 @@ void bcs_timer_set(uint8_t ch, tern_time at)
     OCR(ch) = (uint16_t)((uint16_t)t + t3_minus_t1);
     /* No flag is cleared: a stale match only makes the interrupt look at
      * the clock once (clearing one flag of ETIFR must not risk another's). */
-    ETIMSK |= ENABLE(ch);
+    AVR_TIMER3_IMSK |= ENABLE(ch);
     SREG = s;
 }
 
@@ -108,7 +110,7 @@ void bcs_timer_cancel(uint8_t ch)
 {
     uint8_t s = SREG;
     cli();
-    ETIMSK &= (uint8_t)~ENABLE(ch);
+    AVR_TIMER3_IMSK &= (uint8_t)~ENABLE(ch);
     SREG = s;
 }
 
@@ -125,7 +127,7 @@ static inline void expired(uint8_t ch)
     /* A match of an earlier wrap (or a stale flag): not yet. */
     if ((int32_t)(port_counter_read() - wake[ch]) < -SLACK_TICKS)
         return;
-    ETIMSK &= (uint8_t)~ENABLE(ch);
+    AVR_TIMER3_IMSK &= (uint8_t)~ENABLE(ch);
     tern_isr_enter();
     bcs_timer_fn f = fn[ch];
     /* Wait for the target on the kernel clock's low 16 bits (it is at most

@@ -1,5 +1,5 @@
-/* MicaZ pins: what arch/avr/avr_board.c needs, and the LEDs.
- * The CC2420's pins are drivers/cc2420's (cc2420.c lists the wiring). */
+/* MicaZ pins: what arch/avr/avr_board.c needs, the CC2420's wiring
+ * (drivers/cc2420) and the LEDs. */
 #ifndef TERN_BOARD_H
 #define TERN_BOARD_H
 
@@ -12,6 +12,19 @@
  * both are pending. */
 #define BOARD_SWIRQ0_INT 5
 #define BOARD_SWIRQ1_INT 7
+
+/* The CC2420: SPI, CSn and FIFO on port B, CCA and SFD on port D (SFD on
+ * ICP1), FIFOP on INT6 (PE6), VREG_EN PA5, RESETn PA6. tern-sim's radio
+ * model wires the same pins on an ATmega128 (tools/simavr/cc2420.c). */
+#define CC2420_CSN_BIT PB0 /* also the SPI's SS */
+#define CC2420_SCK_BIT PB1
+#define CC2420_MOSI_BIT PB2
+#define CC2420_MISO_BIT PB3
+#define CC2420_FIFO_BIT PB7
+#define CC2420_CCA_BIT PD6
+#define CC2420_SFD_BIT PD4 /* ICP1 */
+#define CC2420_FIFOP_INT 6
+#define CC2420_FIFOP_VECT INT6_vect
 
 /* LEDs on port A, active low (the MicaZ drives their cathodes). */
 typedef enum {

@@ -1,14 +1,16 @@
-/* CC2420 driver on the MicaZ (ATmega128L). Register, strobe and RAM
- * addresses and every behaviour relied on are the CC2420 datasheet's
- * (rev. 1.4); see cc2420.h for the interface.
+/* CC2420 driver on AVR radio boards (micaz: ATmega128L; micaz-1284p:
+ * ATmega1284P). Register, strobe and RAM addresses and every behaviour
+ * relied on are the CC2420 datasheet's (rev. 1.4); see cc2420.h for the
+ * interface.
  *
- * Wiring (MicaZ):
- *   CSn     PB0  out, SPI chip select (also the AVR's SS: must be an output)
- *   SCK     PB1  out, MOSI PB2 out, MISO PB3 in: SPI master, mode 0, f/2
- *   FIFO    PB7  in,  high while the RX FIFO holds unread bytes
- *   FIFOP   PE6  in,  INT6: a complete frame (or an overflow) is waiting
- *   CCA     PD6  in,  high when the channel is clear
- *   SFD     PD4  in,  ICP1: Timer1 captures both its edges
+ * Wiring: the board's board.h names the pins (CC2420_*), the part's
+ * registers come from arch/avr/avr_mcu.h. On both boards:
+ *   CSn     port B out, SPI chip select (also the AVR's SS: must be an output)
+ *   SCK, MOSI out, MISO in (port B): SPI master, mode 0, f/2
+ *   FIFO    port B in,  high while the RX FIFO holds unread bytes
+ *   FIFOP   an external interrupt's pin: a complete frame (or an overflow) is waiting
+ *   CCA     port D in,  high when the channel is clear
+ *   SFD     port D in,  ICP1: Timer1 captures both its edges
  *   VREG_EN PA5  out, the chip's voltage regulator
  *   RESETn  PA6  out
  *
@@ -21,6 +23,8 @@
 #include <string.h>
 
 #include "avr.h"
+#include "avr_mcu.h"
+#include "board.h"
 #include "cc2420.h"
 #include "tern/mem.h"
 #include "tern/port.h"
@@ -121,12 +125,12 @@ enum { /* RAM */
 
 /* --- Pins ------------------------------------------------------------------ */
 
-#define CSN_LOW() (PORTB &= (uint8_t)~_BV(PB0))
-#define CSN_HIGH() (PORTB |= _BV(PB0))
-#define FIFO_HIGH() ((PINB & _BV(PB7)) != 0)
-#define FIFOP_HIGH() ((PINE & _BV(PE6)) != 0)
-#define CCA_HIGH() ((PIND & _BV(PD6)) != 0)
-#define SFD_HIGH() ((PIND & _BV(PD4)) != 0)
+#define CSN_LOW() (PORTB &= (uint8_t)~_BV(CC2420_CSN_BIT))
+#define CSN_HIGH() (PORTB |= _BV(CC2420_CSN_BIT))
+#define FIFO_HIGH() ((PINB & _BV(CC2420_FIFO_BIT)) != 0)
+#define FIFOP_HIGH() ((AVR_EXTINT_PINS(CC2420_FIFOP_INT) & AVR_EXTINT_BIT(CC2420_FIFOP_INT)) != 0)
+#define CCA_HIGH() ((PIND & _BV(CC2420_CCA_BIT)) != 0)
+#define SFD_HIGH() ((PIND & _BV(CC2420_SFD_BIT)) != 0)
 
 /* --- State ----------------------------------------------------------------- */
 
@@ -173,8 +177,8 @@ static uint8_t spi(uint8_t out)
 
 static void spi_init(void)
 {
-    DDRB |= _BV(PB0) | _BV(PB1) | _BV(PB2);
-    DDRB &= (uint8_t)~(_BV(PB3) | _BV(PB7));
+    DDRB |= _BV(CC2420_CSN_BIT) | _BV(CC2420_SCK_BIT) | _BV(CC2420_MOSI_BIT);
+    DDRB &= (uint8_t)~(_BV(CC2420_MISO_BIT) | _BV(CC2420_FIFO_BIT));
     CSN_HIGH();
     SPCR = _BV(SPE) | _BV(MSTR); /* mode 0, MSB first */
     SPSR = _BV(SPI2X);           /* f/2 with SPR1:0 = 0 */
@@ -331,12 +335,12 @@ static void sfd_capture(void)
     uint16_t icr = ICR1;
     bool rising = (TCCR1B & _BV(ICES1)) != 0;
     TCCR1B ^= _BV(ICES1);
-    TIFR = _BV(ICF1); /* switching the edge may set ICF1: datasheet */
+    AVR_TIMER1_IFR = _BV(ICF1); /* switching the edge may set ICF1: datasheet */
     if (rising) {
         sfd_rose(avr_timer1_capture_time(icr));
         if (!SFD_HIGH()) {
             TCCR1B |= _BV(ICES1);
-            TIFR = _BV(ICF1);
+            AVR_TIMER1_IFR = _BV(ICF1);
             counters.sfd_missed_edges++;
             sfd_fell();
         }
@@ -344,7 +348,7 @@ static void sfd_capture(void)
         sfd_fell();
         if (SFD_HIGH()) {
             TCCR1B &= (uint8_t)~_BV(ICES1);
-            TIFR = _BV(ICF1);
+            AVR_TIMER1_IFR = _BV(ICF1);
             counters.sfd_missed_edges++;
             sfd_rose(0); /* a frame began: when, the capture lost */
         }
@@ -477,12 +481,12 @@ static void rx_drain(void)
     }
 }
 
-ISR(INT6_vect)
+ISR(CC2420_FIFOP_VECT)
 {
     tern_isr_enter();
-    /* The SFD's fall and FIFOP come together at a frame's end, and INT6
+    /* The SFD's fall and FIFOP come together at a frame's end, and FIFOP's interrupt
      * is served before the capture: take the capture first. */
-    if (TIFR & _BV(ICF1))
+    if (AVR_TIMER1_IFR & _BV(ICF1))
         sfd_capture();
     rx_drain();
     tern_isr_exit();
@@ -492,8 +496,8 @@ ISR(INT6_vect)
 
 static void power_down(void)
 {
-    EIMSK &= (uint8_t)~_BV(INT6);
-    TIMSK &= (uint8_t)~_BV(TICIE1);
+    EIMSK &= (uint8_t)~AVR_EXTINT_MASK(CC2420_FIFOP_INT);
+    AVR_TIMER1_IMSK &= (uint8_t)~_BV(AVR_TIMER1_CAPT_IE);
     PORTA &= (uint8_t)~(_BV(PA5) | _BV(PA6)); /* VREG_EN, RESETn low */
     ready = false;
 }
@@ -535,8 +539,8 @@ cc2420_status cc2420_init(const cc2420_config *c)
 
     /* Pins: the board left VREG_EN and RESETn low and CSn high. */
     DDRA |= _BV(PA5) | _BV(PA6);
-    DDRD &= (uint8_t)~(_BV(PD4) | _BV(PD6));
-    DDRE &= (uint8_t)~_BV(PE6);
+    DDRD &= (uint8_t)~(_BV(CC2420_SFD_BIT) | _BV(CC2420_CCA_BIT));
+    AVR_EXTINT_DDR(CC2420_FIFOP_INT) &= (uint8_t)~AVR_EXTINT_BIT(CC2420_FIFOP_INT);
     spi_init();
 
     PORTA |= _BV(PA5); /* VREG_EN */
@@ -563,13 +567,14 @@ cc2420_status cc2420_init(const cc2420_config *c)
     tune(cfg.channel);
     set_address(cfg.pan_id, cfg.short_addr);
 
-    /* SFD: Timer1 captures its rise first; FIFOP: INT6 on the rising edge. */
+    /* SFD: Timer1 captures its rise first; FIFOP: its interrupt on the
+     * rising edge. */
     TCCR1B |= _BV(ICES1);
-    TIFR = _BV(ICF1);
-    TIMSK |= _BV(TICIE1);
-    EICRB = (uint8_t)(EICRB | _BV(ISC61) | _BV(ISC60));
-    EIFR = _BV(INTF6);
-    EIMSK |= _BV(INT6);
+    AVR_TIMER1_IFR = _BV(ICF1);
+    AVR_TIMER1_IMSK |= _BV(AVR_TIMER1_CAPT_IE);
+    avr_extint_sense(CC2420_FIFOP_INT, AVR_EXTINT_RISING);
+    EIFR = AVR_EXTINT_MASK(CC2420_FIFOP_INT);
+    EIMSK |= AVR_EXTINT_MASK(CC2420_FIFOP_INT);
 
     rx_flush();
     strobe(SRXON);

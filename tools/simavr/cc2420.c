@@ -4,8 +4,8 @@
  * FIFOP, SFD and CCA, and on-air timing. Written from the CC2420 datasheet
  * (rev. 1.4); what it leaves out is listed in docs/tern-sim.md.
  *
- * Wiring (MicaZ): CSn PB0, FIFO PB7, FIFOP PE6 (INT6), CCA PD6, SFD PD4
- * (Timer1 input capture), VREG_EN PA5, RESETn PA6, SPI on the AVR's SPI.
+ * Wiring: the board's, by the node's part (struct wiring below): the MicaZ's
+ * on an ATmega128, micaz-1284p's on an ATmega1284P; SPI on the AVR's SPI.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -82,6 +82,27 @@ const char *const cc2420_acct_names[CC2420_ACCT_STATES] = { "off", "power_down",
 enum spi_phase { SPI_DESELECTED, SPI_ADDRESS, SPI_REG_HIGH, SPI_REG_LOW, SPI_FIFO, SPI_RAM_ADDRESS,
 		 SPI_RAM_DATA };
 
+/* Where the chip's pins meet the AVR's, and where the AVR's SPI registers
+ * are (data addresses), per part: the boards/<board>/board.h of the board
+ * built on that part says the same to the driver. */
+struct pin {
+	char port;
+	int bit;
+};
+struct wiring {
+	const char *mcu;
+	struct pin csn, fifo, fifop, cca, sfd, vreg_en, resetn;
+	uint16_t spcr, spsr, spdr;
+};
+static const struct wiring wirings[] = {
+	/* micaz: FIFOP on INT6, SFD on ICP1 */
+	{ "atmega128", { 'B', 0 }, { 'B', 7 }, { 'E', 6 }, { 'D', 6 }, { 'D', 4 }, { 'A', 5 }, { 'A', 6 },
+	  0x2D, 0x2E, 0x2F },
+	/* micaz-1284p: CSn on SS, FIFOP on INT2, SFD on ICP1 */
+	{ "atmega1284p", { 'B', 4 }, { 'B', 0 }, { 'B', 2 }, { 'D', 7 }, { 'D', 6 }, { 'A', 5 }, { 'A', 6 },
+	  0x4C, 0x4D, 0x4E },
+};
+
 struct heard {
 	const struct air_signal *sig;
 	double mw;
@@ -89,6 +110,7 @@ struct heard {
 
 struct cc2420 {
 	struct sim_node *node;
+	const struct wiring *w;
 	double capture_ratio;	/* the locked signal must exceed the rest by this */
 	uint64_t prng;
 
@@ -214,12 +236,12 @@ static bool cca_clear(const struct cc2420 *r, sim_ps now)
 	}
 }
 
-static void drive(struct cc2420 *r, int *last, char port, int bit, int level, sim_ps now)
+static void drive(struct cc2420 *r, int *last, struct pin p, int level, sim_ps now)
 {
 	if (*last == level)
 		return;
 	*last = level;
-	node_drive_pin(r->node, port, bit, level, now);
+	node_drive_pin(r->node, p.port, p.bit, level, now);
 }
 
 /* Recompute the four output pins from the chip's state. */
@@ -231,10 +253,10 @@ static void update_pins(struct cc2420 *r, sim_ps now)
 	bool fifop = powered && (r->overflow || r->rx_count > (io & 0x7F) || r->rx_complete > 0);
 	bool cca = powered && cca_clear(r, now);
 	bool sfd = powered && r->sfd;
-	drive(r, &r->pin_fifo, 'B', 7, fifo ^ !!(io & IOCFG0_FIFO_POL), now);
-	drive(r, &r->pin_fifop, 'E', 6, fifop ^ !!(io & IOCFG0_FIFOP_POL), now);
-	drive(r, &r->pin_cca, 'D', 6, cca ^ !!(io & IOCFG0_CCA_POL), now);
-	drive(r, &r->pin_sfd, 'D', 4, sfd ^ !!(io & IOCFG0_SFD_POL), now);
+	drive(r, &r->pin_fifo, r->w->fifo, fifo ^ !!(io & IOCFG0_FIFO_POL), now);
+	drive(r, &r->pin_fifop, r->w->fifop, fifop ^ !!(io & IOCFG0_FIFOP_POL), now);
+	drive(r, &r->pin_cca, r->w->cca, cca ^ !!(io & IOCFG0_CCA_POL), now);
+	drive(r, &r->pin_sfd, r->w->sfd, sfd ^ !!(io & IOCFG0_SFD_POL), now);
 }
 
 static int acct_of(enum state s)
@@ -924,15 +946,11 @@ static uint8_t spi_byte(struct cc2420 *r, uint8_t in, sim_ps now)
 /* SPDR written: the byte takes 8 SPI clocks, as SPCR/SPSR set them; then the
  * chip's answer arrives through libsimavr's SPI input, which raises SPIF.
  * (libsimavr 1.6 takes 100 us for every byte whatever the clock.) */
-#define AVR_SPCR 0x2D
-#define AVR_SPSR 0x2E
-#define AVR_SPDR 0x2F
-
 static avr_cycle_count_t spi_done(avr_t *avr, avr_cycle_count_t when, void *param)
 {
 	(void)when;
 	struct cc2420 *r = param;
-	uint8_t out = r->selected && r->state != VREG_OFF ? spi_byte(r, avr->data[AVR_SPDR], node_now(r->node))
+	uint8_t out = r->selected && r->state != VREG_OFF ? spi_byte(r, avr->data[r->w->spdr], node_now(r->node))
 							 : 0xFF;
 	avr_raise_irq(r->spi_in, out);
 	return 0;
@@ -940,14 +958,15 @@ static avr_cycle_count_t spi_done(avr_t *avr, avr_cycle_count_t when, void *para
 
 static void spdr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 {
+	struct cc2420 *r = param;
 	avr->data[addr] = v;
-	avr->data[AVR_SPSR] &= 0x7F;	/* SPIF */
-	uint8_t spcr = avr->data[AVR_SPCR];
+	avr->data[r->w->spsr] &= 0x7F;	/* SPIF */
+	uint8_t spcr = avr->data[r->w->spcr];
 	if (!(spcr & 0x40) || !(spcr & 0x10))	/* SPE, MSTR */
 		return;
 	static const unsigned divider[4] = { 4, 16, 64, 128 };
 	unsigned div = divider[spcr & 3];
-	if (avr->data[AVR_SPSR] & 1)	/* SPI2X */
+	if (avr->data[r->w->spsr] & 1)	/* SPI2X */
 		div /= 2;
 	avr_cycle_timer_register(avr, 8 * div, spi_done, param);
 }
@@ -967,10 +986,17 @@ static void csn_pin(struct avr_irq_t *irq, uint32_t value, void *param)
 
 struct cc2420 *cc2420_attach(struct sim_node *node, double capture_db, uint64_t seed)
 {
+	const struct wiring *w = NULL;
+	for (size_t i = 0; i < sizeof wirings / sizeof wirings[0]; i++)
+		if (strcmp(node->mcu, wirings[i].mcu) == 0)
+			w = &wirings[i];
+	if (!w)
+		return NULL;
 	struct cc2420 *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
 	r->node = node;
+	r->w = w;
 	r->capture_ratio = pow(10.0, capture_db / 10.0);
 	r->prng = seed ^ (0xC2B2AE3D27D4EB4Full * (node->index + 1));
 	r->state = VREG_OFF;
@@ -981,15 +1007,16 @@ struct cc2420 *cc2420_attach(struct sim_node *node, double capture_db, uint64_t 
 	node->radio = r;
 
 	avr_t *avr = node->avr;
-	avr_io_addr_t spdr = AVR_DATA_TO_IO(AVR_SPDR);
+	avr_io_addr_t spdr = AVR_DATA_TO_IO(w->spdr);
 	avr->io[spdr].w.c = spdr_write;	/* replaces libsimavr's fixed 100 us */
 	avr->io[spdr].w.param = r;
 	/* libsimavr names the ATmega128's SPI 0, newer parts' SPI '0' */
 	r->spi_in = avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_INPUT);
 	if (!r->spi_in)
 		r->spi_in = avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ('0'), SPI_IRQ_INPUT);
-	avr_irq_t *csn = node_pin_irq(node, 'B', 0), *vreg = node_pin_irq(node, 'A', 5),
-		  *resetn = node_pin_irq(node, 'A', 6);
+	avr_irq_t *csn = node_pin_irq(node, w->csn.port, w->csn.bit),
+		  *vreg = node_pin_irq(node, w->vreg_en.port, w->vreg_en.bit),
+		  *resetn = node_pin_irq(node, w->resetn.port, w->resetn.bit);
 	if (!r->spi_in || !csn || !vreg || !resetn) {
 		free(r);
 		node->radio = NULL;

@@ -691,7 +691,7 @@ int main(int argc, char **argv)
 		n->node_count = (uint16_t)cfg.n_nodes;
 		n->duration_s = (uint32_t)(cfg.duration / (PS_PER_US * 1000000u));
 		if (n->has_radio && !cc2420_attach(n, cfg.medium.capture_db, cfg.seed)) {
-			fprintf(stderr, "tern-sim: node %s: MCU '%s' lacks the MicaZ radio pins or SPI\n", n->name,
+			fprintf(stderr, "tern-sim: node %s: no CC2420 wiring for MCU '%s' (tools/simavr/cc2420.c)\n", n->name,
 				n->mcu);
 			return EXIT_LOAD;
 		}
