@@ -481,7 +481,8 @@ void lowpan_reasm_expire(lowpan_reasm *r, uint32_t now)
 }
 
 static lowpan_reasm_slot *find_slot(lowpan_reasm *r, const ll_addr *src, const ll_addr *dst,
-                                    uint16_t tag, uint16_t size, uint32_t now, net_status *why)
+                                    uint16_t tag, uint16_t size, uint32_t now, bool first,
+                                    net_status *why)
 {
     lowpan_reasm_slot *free_slot = NULL;
     for (int i = 0; i < LOWPAN_REASM_SLOTS; i++) {
@@ -499,6 +500,20 @@ static lowpan_reasm_slot *find_slot(lowpan_reasm *r, const ll_addr *src, const l
             if (!free_slot)
                 free_slot = s;
         }
+    }
+    if (!free_slot && first) {
+        /* A sender's next datagram while every buffer is taken: the one it
+         * left incomplete will not complete (its frames arrive in order and
+         * lost ones are not sent again), so its oldest gives its buffer up,
+         * counted, instead of blocking every later datagram until the
+         * timeout. A FRAG1 only: a stray FRAGN evicts nothing. */
+        for (int i = 0; i < LOWPAN_REASM_SLOTS; i++) {
+            lowpan_reasm_slot *s = &r->slot[i];
+            if (same_ll(&s->src, src) && (!free_slot || (int32_t)(s->started - free_slot->started) < 0))
+                free_slot = s;
+        }
+        if (free_slot)
+            abandon(r, free_slot, NET_ENOBUFFER);
     }
     if (!free_slot) {
         *why = NET_ENOBUFFER;
@@ -567,7 +582,7 @@ net_status lowpan_reasm_input(lowpan_reasm *r, const uint8_t *in, size_t len, co
         return refuse(r, NET_EMISMATCH); /* past the datagram, or a hole-making length */
 
     net_status why = NET_OK;
-    lowpan_reasm_slot *slot = find_slot(r, src, dst, tag, size, now, &why);
+    lowpan_reasm_slot *slot = find_slot(r, src, dst, tag, size, now, kind == FRAG1_DISPATCH, &why);
     if (!slot)
         return refuse(r, why);
     if (!claim(slot, offset, end)) {

@@ -271,6 +271,54 @@ static void fragment_faults_are_counted_and_lose_nothing_else(void **state)
         assert_false(r.slot[i].busy);
 }
 
+/* A sender's next datagram (its FRAG1) while every buffer holds an
+ * incomplete one: its own oldest gives the buffer up, counted; another
+ * sender's FRAG1 and a stray FRAGN evict nothing. */
+static void a_senders_next_datagram_replaces_its_incomplete_one(void **state)
+{
+    (void)state;
+    static uint8_t ip[300], frames[LOWPAN_REASM_SLOTS + 1][3][96];
+    static size_t frame_len[LOWPAN_REASM_SLOTS + 1][3];
+    size_t len = make_udp(ip, sizeof ip, ip6_link_local(&node1), ip6_link_local(&node2), 1, 2, 200);
+    for (int d = 0; d <= LOWPAN_REASM_SLOTS; d++) {
+        lowpan_fragmenter f;
+        lowpan_fragment_start(&f, ip, len, &node1, &node2, (uint16_t)(100 + d), sizeof frames[d][0]);
+        net_status why;
+        for (int k = 0; k < 3; k++)
+            frame_len[d][k] = lowpan_fragment_next(&f, frames[d][k], sizeof frames[d][k], &why);
+        assert_true(f.done);
+    }
+    static lowpan_reasm r;
+    lowpan_reasm_init(&r, 1000);
+    const uint8_t *got;
+    size_t n;
+    /* every buffer takes the first two frames of a datagram of node1's */
+    for (int d = 0; d < LOWPAN_REASM_SLOTS; d++)
+        for (int k = 0; k < 2; k++)
+            assert_int_equal(lowpan_reasm_input(&r, frames[d][k], frame_len[d][k], &node1, &node2,
+                                                (uint32_t)d, &got, &n), NET_OK);
+    /* node2's FRAG1 (the same bytes) finds no buffer: nothing of node1's is given up */
+    assert_int_equal(lowpan_reasm_input(&r, frames[0][0], frame_len[0][0], &node2, &node1, 9, &got, &n),
+                     NET_ENOBUFFER);
+    assert_int_equal(r.count.dropped[NET_ENOBUFFER], 1);
+    /* node1's next datagram: its oldest (tag 100) is given up, counted */
+    const int d = LOWPAN_REASM_SLOTS;
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(lowpan_reasm_input(&r, frames[d][k], frame_len[d][k], &node1, &node2, 10, &got, &n),
+                         NET_OK);
+        assert_true((got != NULL) == (k == 2));
+    }
+    assert_int_equal(n, len);
+    assert_memory_equal(got, ip, len);
+    assert_int_equal(r.count.dropped[NET_ENOBUFFER], 2);
+    assert_int_equal(r.count.datagrams, 1);
+    /* the others of node1's are still there, each missing its last frame */
+    int busy = 0;
+    for (int i = 0; i < LOWPAN_REASM_SLOTS; i++)
+        busy += r.slot[i].busy;
+    assert_int_equal(busy, LOWPAN_REASM_SLOTS - 1);
+}
+
 /* Random bytes and random corruptions of real frames: refused or taken,
  * never a crash or an out-of-bounds read (the sanitizers watch). */
 static void random_frames_never_crash(void **state)
@@ -325,6 +373,7 @@ int main(void)
         cmocka_unit_test(truncated_headers_are_refused),
         cmocka_unit_test(fragments_reassemble_in_any_order),
         cmocka_unit_test(fragment_faults_are_counted_and_lose_nothing_else),
+        cmocka_unit_test(a_senders_next_datagram_replaces_its_incomplete_one),
         cmocka_unit_test(random_frames_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
