@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
 from terntools import (bipsbench, build, executor, micro, perfetto, readme, scenario, seed000, seed000_report,
-                       seed000_verdict, seed003, sim, simbench, sizes, soak, timeline, trace)
+                       seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
 from terntools import psync
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
@@ -266,6 +266,31 @@ def cmd_bench_seed003(args: argparse.Namespace) -> int:
         _write_json(args.json, doc)
     if args.plots:
         for path in seed003.write_plots(doc, args.plots):
+            print(f"wrote {path}")
+    return 0
+
+
+def cmd_bench_seed001_net(args: argparse.Namespace) -> int:
+    if args.from_json:
+        doc = json.loads(_read_text(str(args.from_json)))
+        if not isinstance(doc, dict) or "one_hop" not in doc:
+            raise UsageError(f"{args.from_json}: not a seed001 net result (no 'one_hop')")
+    else:
+        hops = tuple(int(h) for h in args.hops.split(",") if h.strip()) if args.hops else ()
+        plan = seed001.Plan(board=load_board(args.board), p=args.loss, latency_samples=args.latency_samples,
+                            throughput_samples=args.throughput_samples, hops=hops,
+                            hop_latency_samples=args.hop_latency_samples,
+                            hop_throughput_samples=args.hop_throughput_samples, seed=args.seed)
+        doc = seed001.run_bench(plan, args.work, root=repo_root(), log=sys.stderr)
+    sys.stdout.write(seed001.text_table(doc))
+    if args.json:
+        _write_json(args.json, doc)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(seed001.markdown_tables(doc))
+        print(f"wrote {args.markdown}")
+    if args.plots:
+        for path in seed001.write_plots(doc, args.plots):
             print(f"wrote {path}")
     return 0
 
@@ -555,6 +580,32 @@ def build_parser() -> Parser:
     s3.add_argument("--from-json", type=Path, metavar="FILE",
                     help="do not run: report on the results of an earlier --json")
     s3.set_defaults(func=cmd_bench_seed003, prog_name="tern bench seed003")
+    s1 = bench_sub.add_parser("seed001", help="seed 001's experiments (net: UDP latency, throughput, loss)",
+                              description="Seed 001's experiments on tern-sim (docs/seed001).")
+    s1_sub = s1.add_subparsers(dest="experiment", required=True, metavar="EXPERIMENT")
+    s1n = s1_sub.add_parser("net", help="UDP latency, throughput and loss over 1..5 hops (thesis tables 6.4-6.6)",
+                            description="Build bench/seed001 and run it in tern-sim: two nodes 1 m apart, UDP "
+                                        "latency (logic analyser pins), throughput (50 kB / 100 kB totals) and "
+                                        "loss for 50 and 1,000-byte datagrams over a link with a per-frame "
+                                        "loss; then the same over 1..5 hops. Figures in simulated time.")
+    s1n.add_argument("--board", default=seed001.DEFAULT_BOARD,
+                     help=f"a radio board (default {seed001.DEFAULT_BOARD}: 1,000-byte datagrams need its RAM)")
+    s1n.add_argument("--loss", type=float, default=seed001.THESIS_P,
+                     help=f"per-frame loss p of every hop (default {seed001.THESIS_P}, the thesis's)")
+    s1n.add_argument("--latency-samples", type=_positive_int, default=100, help="datagrams per latency run (100)")
+    s1n.add_argument("--throughput-samples", type=_positive_int, default=20,
+                     help="throughput intervals per size (20, the thesis's n)")
+    s1n.add_argument("--hops", default="1,2,3,4,5", help="hop counts for experiment 6 ('' for none)")
+    s1n.add_argument("--hop-latency-samples", type=_positive_int, default=20)
+    s1n.add_argument("--hop-throughput-samples", type=_positive_int, default=3)
+    s1n.add_argument("--seed", type=int, default=1, help="the simulation's seed (frame losses)")
+    s1n.add_argument("--work", type=Path, default=Path("results/seed001"), help="run directories (results/seed001)")
+    s1n.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    s1n.add_argument("--markdown", type=Path, metavar="FILE", help="write the tables as markdown")
+    s1n.add_argument("--plots", type=Path, metavar="DIR", help="write PNG box plots into DIR")
+    s1n.add_argument("--from-json", type=Path, metavar="FILE",
+                     help="do not run: report on the results of an earlier --json")
+    s1n.set_defaults(func=cmd_bench_seed001_net, prog_name="tern bench seed001 net")
     mi = bench_sub.add_parser("micro", help="kernel microbenchmarks: timer delays, interrupt latency, round trips, footprint",
                               description="Build bench/micro for every model the board lists, run it, and report "
                                           "min/avg/max per benchmark (instructions on QEMU boards, cycles on AVR) "
