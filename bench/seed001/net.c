@@ -27,7 +27,7 @@
  *
  * Console: the sender's "S001 TX ..." summary; the receiver's "B k n"
  * (datagrams received of loss block k) lines and "S001 RX ..." summary;
- * every node exits after IDLE_MS without traffic (the sender when done). */
+ * every node exits after idle_ms() without traffic (the sender when done). */
 #include <avr/io.h>
 #include <string.h>
 
@@ -83,6 +83,10 @@ static struct {
 
 static uint32_t ms(uint32_t n) { return tern_clock_hz() / 1000u * n; }
 
+/* Routers and the receiver give up this long after their last frame: a
+ * few latency periods, so that lost datagrams do not end the run early. */
+static uint32_t idle_ms(void) { return IDLE_MS + 4u * node.period_ms; }
+
 static bool is_sender(void) { return node.id == 0; }
 static bool is_receiver(void) { return node.id == node.count - 1 && node.id != 0; }
 
@@ -134,7 +138,7 @@ static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *
 static void send_next(void)
 {
     if (node.sent + node.refused == node.to_send) {
-        tern_timer_start(TIMER_MAIN, ms(IDLE_MS), 0); /* the last one's way through */
+        tern_timer_start(TIMER_MAIN, ms(idle_ms()), 0); /* the last one's way through */
         return;
     }
     size_t cap;
@@ -246,7 +250,7 @@ static void frame_in(const cc2420_rx_frame *f)
     if (mac802154_parse(f->data, f->len, &m) != NET_OK || m.pan != PAN_ID)
         return;
     if (!is_sender())
-        tern_timer_start(TIMER_MAIN, ms(IDLE_MS), 0);
+        tern_timer_start(TIMER_MAIN, ms(idle_ms()), 0);
     ip_node_input(&node.ip, m.payload, m.payload_len, &m.src, &m.dst, (uint32_t)(tern_now() / ms(1)));
 }
 
@@ -304,7 +308,7 @@ static void start(void)
     }
     if (is_receiver())
         ip_node_bind(&node.ip, SINK_PORT, TASK_NET, PORT_UDP);
-    tern_timer_start(TIMER_MAIN, ms(is_sender() ? START_MS : IDLE_MS), 0);
+    tern_timer_start(TIMER_MAIN, ms(is_sender() ? START_MS : idle_ms()), 0);
 }
 
 static tern_status net_task(void *state, tern_msg *m)

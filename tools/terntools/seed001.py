@@ -215,11 +215,13 @@ def simulate(plan: Plan, r: Run, elf: Path, work: Path, log: TextIO | None = Non
 
 
 def estimate_duration_s(r: Run, p: float) -> float:
-    """Simulated time the run needs, generously (the nodes exit when done)."""
+    """Simulated time the run needs, generously (the nodes exit when done,
+    the receiver and routers idle_ms() after their last frame: net.c)."""
+    idle_s = 1.5 + 4 * r.period_ms / 1000
     if r.mode == MODE_LATENCY:
-        return 2.0 + r.datagrams * r.period_ms / 1000
+        return 2.0 + r.datagrams * r.period_ms / 1000 + idle_s
     # stream: at least 4 kB/s end to end per hop's share
-    return 5.0 + r.datagrams * r.size / (4000 / r.hops)
+    return 5.0 + r.datagrams * r.size / (4000 / r.hops) + idle_s
 
 
 # --------------------------------------------------------------------------- figures
