@@ -9,6 +9,9 @@
     sync    the region-start offset to the master over 100 macro slots, beacons
             (1 hop) and BBS (1-3 hops), and the guard time d_stop and minimum
             region length that follow (bench/bips/bips_sync.c)
+    macs    ten nodes, periodic and sporadic traffic to a sink, a hidden-terminal
+            pair: delivery, queue-to-air delay, collisions, radio-on time under
+            CB, RB, ACTP, MB and the four in one macro slot (bench/bips/bips_macs.c)
 
 Each writes JSON (every figure and how it was made), a markdown table and PNG
 plots. Every figure comes from the simulator (cycle counts read by the guest at
@@ -546,6 +549,246 @@ def plot_sync(doc: Mapping[str, Any], path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("offset [µs] (dashed: seed 004's d_maxOffset)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- MAC comparison (experiment 4)
+
+MACS_APP = "bips_macs"
+MACS_VARIANTS = ("cb", "rb", "actp", "mb", "mix")
+MACS_START_S = 2.5  # bips_macs.c START_MS
+MACS_DRAIN_S = 1.5  # DRAIN_MS
+MACRO_US = 250_000
+SPORADIC_TAG = 0x8000
+SENDERS_MAX_OUT = 2  # unconfirmed frames per sender: one periodic (1 s period), one sporadic
+# (name, x, y, ppm): n0 the sink and beacon master; n1 and n2 80 m apart on either side of it,
+# each in its range (50 m), not in each other's: the hidden pair. n3..n9 hear everyone.
+MACS_LAYOUT: tuple[tuple[str, float, float, float], ...] = (
+    ("n0", 0, 0, 0), ("n1", -40, 0, 30), ("n2", 40, 0, -20), ("n3", 0, 8, 25), ("n4", 0, -8, -10),
+    ("n5", 0, 16, 15), ("n6", 0, -16, -30), ("n7", 0, 24, 5), ("n8", 0, -24, -25), ("n9", 5, 0, 40),
+)  # fmt: skip
+HIDDEN = ("n1", "n2")
+# bips_macs.c's regions per variant: (MAC, TX TO ids, start into the macro slot, length), in µs
+MACS_REGIONS: dict[str, tuple[tuple[str, tuple[int, ...], int, int], ...]] = {
+    "cb": (("CB", (1, 2), 10_000, 40_000),),
+    "rb": (("RB", (1, 2), 10_000, 40_000),),
+    "actp": (("ACTP", (1, 2), 10_000, 100_000),),
+    "mb": (("MB", (1, 2), 10_000, 41_000),),
+    "mix": (("RB", (1,), 10_000, 40_000), ("CB", (4,), 55_000, 40_000), ("ACTP", (3,), 100_000, 95_000),
+            ("MB", (2,), 200_000, 41_000)),
+}  # fmt: skip
+D_GUARDS_US = 100 + 192 + 1000  # d_maxOffset + d_stop + ACTP_FIRST_US: ACTP's rounds run from t1 + 1 ms to t2
+_ENQ = re.compile(r"^enq tag=(\d+) to=(\d+) t=(\d+)$", re.M)
+_REFUSED = re.compile(r"^enq tag=(\d+) to=(\d+) refused (-?\d+)$", re.M)
+_CONF = re.compile(r"^conf tag=(\d+) st=(\d+) tries=(\d+) sfd=(\d+)$", re.M)
+_RX = re.compile(r"^rx from=(\d+) tag=(\d+)$", re.M)
+_ROUND = re.compile(r"^actp timing round_us=(\d+)$", re.M)
+
+
+def macs_bounds(variant: str, round_us: int | None) -> dict[str, float]:
+    """The queue-to-air bounds (µs) that RB and ACTP guarantee in this scenario.
+
+    RB: two own slots per region and at most two unconfirmed frames per node,
+    so each frame goes in the first region after its enqueue: at most a macro
+    slot and the region's length. ACTP: a frame with j frames of higher
+    arbitration value queued is on air j rounds later (docs/bips.md); with at
+    most SENDERS_MAX_OUT unconfirmed frames per sender in the region's TOs
+    (one in MIX, where ACTP carries every other sporadic frame) at most
+    ceil(9 x that / rounds per region) regions after the next one's start.
+    Assumed, not enforced: a sender's later frames do not overtake within
+    the wait (its periodic period, 1 s, exceeds both bounds; a sporadic frame
+    follows only its predecessor's confirmation)."""
+    out: dict[str, float] = {}
+    for mac, _, _, length in MACS_REGIONS[variant]:
+        if mac == "RB":
+            out[mac] = MACRO_US + length
+        elif mac == "ACTP" and round_us:
+            rounds = (length - D_GUARDS_US) // round_us
+            frames = 9 * (1 if variant == "mix" else SENDERS_MAX_OUT)
+            out[mac] = math.ceil(frames / rounds) * MACRO_US + length
+    return out
+
+
+def _region_of(variant: str, t_ps: int, first_rise_ps: int) -> str | None:
+    """The region (MAC name) of n0's macro slot that time falls into (t0..t3), from n0's first region start."""
+    regions = MACS_REGIONS[variant]
+    phase_us = ((t_ps - first_rise_ps) / PS_PER_US) % MACRO_US + regions[0][2]
+    for mac, _, start, length in regions:
+        if start <= phase_us < start + length:
+            return mac
+    return None
+
+
+def analyse_macs(variant: str, run: Run) -> dict[str, Any]:
+    """Delivery, queue-to-air latency, collisions and radio-on time of one run."""
+    regions = MACS_REGIONS[variant]
+    mac_of_to = {to: mac for mac, tos, _, _ in regions for to in tos}
+    sink = run.consoles["n0"]
+    received: dict[tuple[int, int], int] = {}
+    for src, tag in _RX.findall(sink):
+        received[(int(src), int(tag))] = received.get((int(src), int(tag)), 0) + 1
+    m = _ROUND.search(sink)
+    round_us = int(m.group(1)) if m else None
+    frames: list[dict[str, Any]] = []
+    refused = 0
+    for node_id, (name, *_rest) in enumerate(MACS_LAYOUT[1:], start=1):
+        text = run.consoles[name]
+        refused += len(_REFUSED.findall(text))
+        confs = {int(t): (st, int(tries), int(sfd)) for t, st, tries, sfd in _CONF.findall(text)}
+        for tag_s, to_s, t_s in _ENQ.findall(text):
+            tag, t = int(tag_s), int(t_s)
+            st, tries, sfd = confs.get(tag, ("none", 0, 0))
+            # the frame's SFD on the sender's clock (0: the driver could not tell it, cc2420.h)
+            lat = ((sfd - t) % (1 << 32)) * 1e6 / F_CPU if st == "0" and sfd else None
+            frames.append({"node": name, "tag": tag, "mac": mac_of_to[int(to_s)],
+                           "class": "sporadic" if tag & SPORADIC_TAG else "periodic", "confirm": st, "tries": tries,
+                           "latency_us": lat, "delivered": received.get((node_id, tag), 0)})  # fmt: skip
+    # the medium: collisions of frames (not black bursts), where, with whom, in which region
+    tx_info = {e["tx"]: (e["node"], e.get("kind", "frame")) for e in run.events if e["event"] == "tx_start"}
+    first_rise = rises(run.events, "n0", "region")[0]
+    collisions: list[dict[str, Any]] = []
+    for e in run.events:
+        if e["event"] != "collision" or tx_info.get(e["tx"], ("", ""))[1] != "frame":
+            continue
+        collisions.append({"at": e["node"], "from": tx_info[e["tx"]][0], "with": tx_info.get(e["with"], ("?", "?"))[0],
+                           "with_kind": tx_info.get(e["with"], ("?", "?"))[1], "t_ps": e["t_ps"],
+                           "region": _region_of(variant, e["t_ps"], first_rise)})  # fmt: skip
+    # frames the sink lost while receiving another one (udgm's capture: the first stays)
+    busy_at_sink = [(tx_info[e["tx"]][0], e["t_ps"]) for e in run.events
+                    if e["event"] == "rx_lost" and e["node"] == "n0" and e.get("reason") == "busy"
+                    and tx_info.get(e["tx"], ("", ""))[1] == "frame"]  # fmt: skip
+    end_ps = {n["name"]: n["end_ps"] for n in run.summary["nodes"]}
+    radio = {n["name"]: (n["radio_ps"]["rx"] + n["radio_ps"]["tx"] + n["radio_ps"]["idle"]) / 1e9 for n in run.summary["nodes"]}
+    per_mac: dict[str, Any] = {}
+    bounds = macs_bounds(variant, round_us)
+    for mac, *_ in regions:
+        fs = [f for f in frames if f["mac"] == mac]
+        lats = [f["latency_us"] for f in fs if f["latency_us"] is not None]
+        cs = [c for c in collisions if c["region"] == mac]
+        at_sink_hidden = [c for c in cs if c["at"] == "n0" and {c["from"], c["with"]} == set(HIDDEN)]
+        by_class = {}
+        for cls in ("periodic", "sporadic"):
+            cl = [f["latency_us"] for f in fs if f["class"] == cls and f["latency_us"] is not None]
+            by_class[cls] = describe(cl) if cl else None
+        per_mac[mac] = {
+            "enqueued": len(fs), "confirmed_ok": sum(1 for f in fs if f["confirm"] == "0"),
+            "delivered": sum(1 for f in fs if f["delivered"]), "duplicates": sum(max(0, f["delivered"] - 1) for f in fs),
+            "delivery_ratio": (sum(1 for f in fs if f["delivered"]) / len(fs)) if fs else math.nan,
+            "hidden_pair_delivery": {n: _ratio([f for f in fs if f["node"] == n]) for n in HIDDEN},
+            "others_delivery": _ratio([f for f in fs if f["node"] not in HIDDEN]),
+            "latency_us": describe(lats) if lats else None, "latency_by_class_us": by_class,
+            "sfd_unknown": sum(1 for f in fs if f["confirm"] == "0" and f["latency_us"] is None),
+            "collisions": len(cs), "collisions_at_sink": sum(1 for c in cs if c["at"] == "n0"),
+            "lost_busy_at_sink": sum(1 for _, t in busy_at_sink if _region_of(variant, t, first_rise) == mac),
+            "hidden_pair_lost_at_sink": sum(1 for c in cs if c["at"] == "n0" and c["from"] in HIDDEN) +
+            sum(1 for n, t in busy_at_sink if n in HIDDEN and _region_of(variant, t, first_rise) == mac),
+            "hidden_pair_collisions_at_sink": len(at_sink_hidden),
+            "bound_us": bounds.get(mac), "max_tries": max((f["tries"] for f in fs), default=0),
+            "slowest": max((f for f in fs if f["latency_us"] is not None), key=lambda f: float(f["latency_us"]), default=None),
+        }  # fmt: skip
+    return {"variant": variant, "round_us": round_us, "refused": refused, "macs": per_mac,
+            "collisions_total": len(collisions), "collisions_outside_regions": sum(1 for c in collisions if c["region"] is None),
+            "radio_on_ms": radio, "run_ms": {k: v / 1e9 for k, v in end_ps.items()},
+            "stats": {n: [ln for ln in run.consoles[n].splitlines() if ln.startswith("stats ")] for n in run.consoles}}  # fmt: skip
+
+
+def _ratio(fs: Sequence[Mapping[str, Any]]) -> float:
+    return sum(1 for f in fs if f["delivered"]) / len(fs) if fs else math.nan
+
+
+def run_macs_variant(out: Path, variant: str, seconds: int, model: str, root: Path, seed: int = 7) -> dict[str, Any]:
+    app = f"{MACS_APP}_{variant}"
+    image = patch_params(build_image(app, model, root), out / f"{app}.elf", [seconds])
+    nodes = [{"name": n, "image": str(image), "position": [x, y], "ppm": ppm} for n, x, y, ppm in MACS_LAYOUT]
+    run = run_nodes(nodes, out / variant, MACS_START_S + seconds + MACS_DRAIN_S + 0.7, seed=seed,
+                    pins=[{"node": "n0", "pin": "PC0", "label": "region"}],
+                    medium={"model": "udgm", "tx_range": 50, "interference_range": 50}, root=root)  # fmt: skip
+    return analyse_macs(variant, run)
+
+
+def macs_targets(cases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    t: list[dict[str, Any]] = []
+    for c in cases:
+        for mac, m in c["macs"].items():
+            where = f"{mac}" + (" in the mixed super slot" if c["variant"] == "mix" else "")
+            if mac in ("RB", "ACTP"):
+                t.append({"what": f"{where}: collisions (frames, any node)", "target": "0",
+                          "measured": str(m["collisions"]), "met": m["collisions"] == 0})  # fmt: skip
+                lat = m["latency_us"]
+                if m["bound_us"] is not None and lat:
+                    t.append({"what": f"{where}: largest queue-to-air delay within its bound", "target": f"<= {m['bound_us']:,.0f} µs",
+                              "measured": f"{lat['max']:,.0f} µs", "met": lat["max"] <= m["bound_us"]})  # fmt: skip
+            if mac == "CB" and c["variant"] == "cb":
+                t.append({"what": "CB: hidden-pair (n1, n2) collisions at the sink", "target": "> 0 (the losses shown)",
+                          "measured": str(m["hidden_pair_collisions_at_sink"]), "met": m["hidden_pair_collisions_at_sink"] > 0})  # fmt: skip
+            if c["variant"] == "mix":
+                t.append({"what": f"{where}: frames delivered", "target": "> 0",
+                          "measured": f"{m['delivered']} of {m['enqueued']}", "met": m["delivered"] > 0})  # fmt: skip
+    return t
+
+
+def run_macs(out: Path, *, seconds: int = 20, model: str = "stack", root: Path | None = None,
+             variants: Sequence[str] = MACS_VARIANTS) -> dict[str, Any]:  # fmt: skip
+    root = root or repo_root()
+    cases = [run_macs_variant(out, v, seconds, model, root) for v in variants]
+    return {"experiment": "macs", "board": BOARD, "model": model, "unit": "µs and ms (simulated)", "seconds": seconds,
+            "command": f"./tern bench bips macs --seconds {seconds} --model {model}",
+            "layout": [list(x) for x in MACS_LAYOUT], "cases": cases, "targets": macs_targets(cases)}  # fmt: skip
+
+
+def _f(v: float | None, fmt: str = ",.0f") -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
+
+
+def macs_markdown(doc: Mapping[str, Any]) -> str:
+    lines = ["| run | MAC | frames | delivered | ratio | n1 / n2 delivered | others | queue-to-air mean [µs] | max [µs] "
+             "| bound [µs] | collisions, all nodes | at the sink (n1×n2) | lost at the sink, busy |",
+             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]  # fmt: skip
+    for c in doc["cases"]:
+        for mac, m in c["macs"].items():
+            lat = m["latency_us"] or {}
+            h = m["hidden_pair_delivery"]
+            lines.append(f"| {c['variant']} | {mac} | {m['enqueued']} | {m['delivered']} | {_f(m['delivery_ratio'], '.3f')} "
+                         f"| {_f(h['n1'], '.2f')} / {_f(h['n2'], '.2f')} | {_f(m['others_delivery'], '.2f')} "
+                         f"| {_f(lat.get('mean'))} | {_f(lat.get('max'))} | {_f(m['bound_us'])} | {m['collisions']} "
+                         f"| {m['collisions_at_sink']} ({m['hidden_pair_collisions_at_sink']}) | {m['lost_busy_at_sink']} |")  # fmt: skip
+    names = [n for n, *_ in MACS_LAYOUT]
+    lines += ["", "Radio on (rx + tx + idle listening) [ms], and each run's length:", "",
+              "| run | " + " | ".join(names) + " | run [ms] |", "|---|" + "--:|" * (len(names) + 1)]  # fmt: skip
+    for c in doc["cases"]:
+        lines.append(f"| {c['variant']} | " + " | ".join(f"{c['radio_on_ms'][n]:,.0f}" for n in names) +
+                     f" | {c['run_ms']['n0']:,.0f} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot_macs(doc: Mapping[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [(f"{c['variant']}:{mac}" if c["variant"] == "mix" else mac, m, c) for c in doc["cases"] for mac, m in c["macs"].items()]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    labels = [r[0] for r in rows]
+    axes[0].bar(labels, [r[1]["delivery_ratio"] for r in rows])
+    axes[0].set_title("delivery ratio at the sink", fontsize=10)
+    axes[0].set_ylim(0, 1.05)
+    axes[1].bar(labels, [(r[1]["latency_us"] or {}).get("max", 0) / 1000 for r in rows], label="max")
+    axes[1].bar(labels, [(r[1]["latency_us"] or {}).get("mean", 0) / 1000 for r in rows], label="mean")
+    for i, r in enumerate(rows):
+        if r[1]["bound_us"]:
+            axes[1].plot([i - 0.4, i + 0.4], [r[1]["bound_us"] / 1000] * 2, "k--", lw=1)
+    axes[1].set_title("queue-to-air delay [ms] (dashed: bound)", fontsize=10)
+    axes[1].legend(fontsize=7)
+    axes[2].bar(labels, [r[1]["collisions"] for r in rows], label="all")
+    axes[2].bar(labels, [r[1]["hidden_pair_collisions_at_sink"] for r in rows], label="n1×n2 at the sink")
+    axes[2].set_title("collisions (frames)", fontsize=10)
+    axes[2].legend(fontsize=7)
+    for ax in axes:
+        ax.tick_params(axis="x", labelrotation=45, labelsize=8)
+        ax.grid(alpha=0.3, axis="y")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

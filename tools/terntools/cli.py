@@ -375,7 +375,7 @@ def cmd_bench_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_bips(args: argparse.Namespace) -> int:
-    which = ["timers", "sfd", "sync"] if args.experiment == "all" else [args.experiment]
+    which = ["timers", "sfd", "sync", "macs"] if args.experiment == "all" else [args.experiment]
     failed = 0
     for name in which:
         work = args.work / name
@@ -387,10 +387,14 @@ def cmd_bench_bips(args: argparse.Namespace) -> int:
             doc = bipsbench.run_sfd(work, frames=args.frames, model=args.model)
             table = bipsbench.sfd_markdown(doc)
             plot = bipsbench.plot_sfd
-        else:
+        elif name == "sync":
             doc = bipsbench.run_sync(work, slots=args.slots, model=args.model)
             table = bipsbench.sync_markdown(doc)
             plot = bipsbench.plot_sync
+        else:
+            doc = bipsbench.run_macs(work, seconds=args.seconds, model=args.model)
+            table = bipsbench.macs_markdown(doc)
+            plot = bipsbench.plot_macs
         text = f"```sh\n{doc['command']}\n```\n\n{table}\n{bipsbench.targets_markdown(doc['targets'])}"
         sys.stdout.write(text + "\n")
         bipsbench.write_outputs(doc, args.out, text)
@@ -639,14 +643,16 @@ def build_parser() -> Parser:
     sb.add_argument("--json", type=Path, help="write the results as JSON")
     sb.set_defaults(func=cmd_bench_sim, prog_name="tern bench sim")
 
-    bp = bench_sub.add_parser("bips", help="seed 004's experiments on micaz: timer delays, SFD detection, sync offset",
-                              description="Run issue 11's experiments 1-3 under tern-sim (bench/bips/, "
+    bp = bench_sub.add_parser("bips", help="seed 004's experiments on micaz: timer delays, SFD detection, sync offset, "
+                              "MAC comparison",
+                              description="Run issue 11's experiments 1-4 under tern-sim (bench/bips/, "
                               "tools/terntools/bipsbench.py, docs/bips.md) and write JSON, a markdown table and a "
                               "PNG plot per experiment into --out.")  # fmt: skip
-    bp.add_argument("experiment", choices=["timers", "sfd", "sync", "all"])
+    bp.add_argument("experiment", choices=["timers", "sfd", "sync", "macs", "all"])
     bp.add_argument("--count", type=int, default=10_000, help="timers: expirations per timer and load (default %(default)s)")
     bp.add_argument("--frames", type=int, default=1500, help="sfd: frames (default %(default)s)")
     bp.add_argument("--slots", type=int, default=100, help="sync: macro slots (default %(default)s)")
+    bp.add_argument("--seconds", type=int, default=20, help="macs: seconds of traffic per run (default %(default)s)")
     bp.add_argument("--model", default="stack", help="execution model of the images (default %(default)s)")
     bp.add_argument("--out", type=Path, default=Path("docs/bips"), help="results directory (default %(default)s)")
     bp.add_argument("--work", type=Path, default=Path("results/bips"),
