@@ -860,6 +860,14 @@ static void test_refusals_by_name(void **st)
     uint8_t odd[5] = {99, T, 0, 1, 0};
     tern_mig_receive(&w.p[2].mig, 0, odd, sizeof odd);
     assert_int_equal(w.p[2].mig.stats.bad_messages, 2);
+    /* a FREEZE naming the receiver as the source (fuzz_migrate's
+     * migrate/freeze-from-self): no slot, no freeze, no FROZEN to itself */
+    uint8_t self_src[6] = {TERN_MIG_FREEZE, T, 2, 1, 9, 0};
+    tern_mig_receive(&w.p[2].mig, 0, self_src, sizeof self_src);
+    assert_int_equal(w.p[2].mig.stats.bad_messages, 3);
+    assert_false(tern_mig_busy(&w.p[2].mig, T));
+    assert_false(w.p[2].frozen);
+    assert_null(w.l[2][2].head);
     free_links();
 }
 
