@@ -33,6 +33,8 @@ function(tern_model_sources out model arch)
         "(arch/${arch}/context_*.c), which is not written yet")
     endif()
     list(APPEND sources ${CMAKE_SOURCE_DIR}/kernel/thread.c
+      ${CMAKE_SOURCE_DIR}/kernel/thread_ready.c ${CMAKE_SOURCE_DIR}/kernel/thread_sync.c
+      ${CMAKE_SOURCE_DIR}/kernel/thread_stats.c
       ${TERN_SCHED_SOURCE_${model}} ${TERN_CONTEXT_SOURCE_${arch}})
   endif()
   set(${out} ${sources} PARENT_SCOPE)

@@ -1,39 +1,23 @@
 /* Threads (MANTIS, seed 000 III-B): every task is a thread with its own
  * stack; the highest-priority ready thread runs and preempts lower ones at
- * once; threads of one level share the CPU in round-robin quanta. Blocking
- * receive, sleep, semaphores and a mutex with priority inheritance block
- * the calling thread. Which ready thread runs is asked of the policy
- * (policy_threads.c, policy_adaptive.c); the context switch is the arch
- * port's (context_*.c), which calls thread_switch(). */
+ * once; threads of one level share the CPU in round-robin quanta. This
+ * file is the scheduler's core: creation, the switch, the quanta, and the
+ * thread's own blocking calls (receive, sleep, yield, exit). Beside it:
+ * the ready queues (thread_ready.c), semaphores and mutexes
+ * (thread_sync.c), statistics (thread_stats.c). Which ready thread runs
+ * is asked of the policy (policy_threads.c, policy_adaptive.c); the
+ * context switch is the arch port's (context_*.c), which calls
+ * thread_switch(). */
 #include <string.h>
 
-#include "thread.h"
+#include "thread_ready.h"
 
-#define STACK_PAINT 0x5453544bu /* "KTST" */
-
-/* One bit per priority level, in the narrowest type that holds them: on an
- * 8-bit CPU every byte of a mask costs instructions on the switch path. */
-#if TERN_PRIO_LEVELS <= 8
-typedef uint8_t level_mask;
-#elif TERN_PRIO_LEVELS <= 16
-typedef uint16_t level_mask;
-#else
-typedef uint32_t level_mask;
-#endif
-
-typedef struct {
-    thread *head, *tail;
-} ready_queue;
-
-tern_thread_stats thread_stats;
+thread *thread_running;
+bool threads_live; /* threads_start has run */
 
 static uint8_t threads_used; /* slots of thread_table handed out */
 static thread idle;
 static thread *task_threads[TERN_MAX_TASKS];
-static thread *current;
-static ready_queue ready[TERN_PRIO_LEVELS]; /* one FIFO per level */
-static level_mask ready_mask;               /* bit k: level k has a ready thread */
-static bool started;
 static tern_alarm slice_alarm;
 static uint32_t quantum; /* ticks */
 
@@ -41,71 +25,12 @@ static uint32_t pool_used;
 
 _Static_assert((TERN_STACK_GUARD & (TERN_STACK_GUARD - 1)) == 0 && TERN_STACK_GUARD >= 32,
                "TERN_STACK_GUARD must be a power of two >= 32");
-_Static_assert(TERN_PRIO_LEVELS <= 32, "level_mask has at most 32 bits");
-
-#if !THREAD_WIDE_CPU /* a shift by a variable count is a loop: look the bit up */
-static const level_mask level_bits[TERN_PRIO_LEVELS] = {
-#define B_(k) (level_mask)((level_mask)1 << (k))
-    B_(0), B_(1), B_(2), B_(3), B_(4), B_(5), B_(6), B_(7),
-#if TERN_PRIO_LEVELS > 8
-    B_(8), B_(9), B_(10), B_(11), B_(12), B_(13), B_(14), B_(15),
-#endif
-#if TERN_PRIO_LEVELS > 16
-    B_(16), B_(17), B_(18), B_(19), B_(20), B_(21), B_(22), B_(23),
-    B_(24), B_(25), B_(26), B_(27), B_(28), B_(29), B_(30), B_(31),
-#endif
-#undef B_
-};
-#endif
-
-#define HOT static inline __attribute__((always_inline)) /* -Os would call it */
-
-HOT level_mask level_bit(int8_t p)
-{
-#if THREAD_WIDE_CPU
-    return (level_mask)((level_mask)1 << p);
-#else
-    return level_bits[p];
-#endif
-}
-
-/* The highest set bit of a non-zero mask. */
-HOT int8_t top_level(level_mask m)
-{
-#if THREAD_WIDE_CPU
-    return (int8_t)(31 - __builtin_clz((unsigned)m));
-#else
-    int8_t p = 0;
-#if TERN_PRIO_LEVELS > 16
-    if (m >> 16) {
-        m >>= 16;
-        p = 16;
-    }
-#endif
-#if TERN_PRIO_LEVELS > 8
-    if ((uint16_t)m >> 8) {
-        m >>= 8;
-        p += 8;
-    }
-#endif
-    uint8_t b = (uint8_t)m;
-    if (b & 0xf0u) {
-        b >>= 4;
-        p += 4;
-    }
-    if (b & 0x0cu) {
-        b >>= 2;
-        p += 2;
-    }
-    return (int8_t)(p + (b >> 1));
-#endif
-}
 
 /* The clock when a thread gets the CPU (thread_stamp, thread.h), with
  * interrupts disabled. An 8-bit CPU needs only the low 32 bits: on a
  * 32-bit counter they are the raw count (clock.c only adds whole wraps
  * above it), without the 64-bit extension. */
-HOT thread_stamp clock_stamp(void)
+THREAD_HOT thread_stamp clock_stamp(void)
 {
 #if THREAD_WIDE_CPU
     return clock_now_irqs_off();
@@ -123,10 +48,9 @@ void threads_reset(void)
     memset(&idle, 0, sizeof idle);
     memset(task_threads, 0, sizeof task_threads);
     memset(&thread_stats, 0, sizeof thread_stats);
-    memset(ready, 0, sizeof ready);
-    ready_mask = 0;
-    current = NULL;
-    started = false;
+    ready_reset();
+    thread_running = NULL;
+    threads_live = false;
     pool_used = 0;
     /* at most 2^30 ticks: deadlines a quantum apart compare as signed
      * 32-bit differences */
@@ -138,101 +62,39 @@ void threads_reset(void)
 
 uint32_t thread_quantum(void) { return quantum; }
 thread *thread_of(tern_task_id task) { return task < TERN_MAX_TASKS ? task_threads[task] : NULL; }
-thread *thread_current(void) { return current; }
-bool threads_started(void) { return started; }
+thread *thread_current(void) { return thread_running; }
+bool threads_started(void) { return threads_live; }
 bool threads_any_ready(void) { return ready_mask != 0; }
 uint32_t threads_pool_used(void) { return pool_used; }
 
 int8_t threads_level(void)
 {
-    int8_t level = current && current->state == T_RUNNING ? current->prio : TERN_LEVEL_IDLE;
+    const thread *run = thread_running;
+    int8_t level = run && run->state == T_RUNNING ? run->prio : TERN_LEVEL_IDLE;
     const thread *top = ready_top();
     return top && top->prio > level ? top->prio : level;
-}
-
-/* --- Ready queues: one FIFO per priority level --------------------------- */
-
-static void ready_push(thread *t, bool at_head)
-{
-    ready_queue *q = &ready[t->prio];
-    t->state = T_READY;
-    if (!q->head) {
-        t->next = NULL;
-        q->head = q->tail = t;
-        ready_mask |= level_bit(t->prio);
-    } else if (at_head) {
-        t->next = q->head;
-        q->head = t;
-    } else {
-        t->next = NULL;
-        q->tail->next = t;
-        q->tail = t;
-    }
-}
-
-static void ready_remove(thread *t)
-{
-    ready_queue *q = &ready[t->prio];
-    if (q->head == t) { /* the usual case: the thread chosen to run */
-        q->head = t->next;
-    } else {
-        thread *prev = q->head;
-        while (prev && prev->next != t)
-            prev = prev->next;
-        if (!prev)
-            return; /* not queued */
-        prev->next = t->next;
-        if (q->tail == t)
-            q->tail = prev;
-    }
-    t->next = NULL;
-    if (!q->head) {
-        q->tail = NULL;
-        ready_mask &= (level_mask)~level_bit(t->prio);
-    }
-}
-
-thread *ready_top(void) { return ready_mask ? ready[top_level(ready_mask)].head : NULL; }
-
-/* The first ready thread, highest level first, that `accept` takes. */
-thread *ready_first(bool (*accept)(const thread *t))
-{
-    for (int8_t p = TERN_PRIO_LEVELS - 1; p >= 0; p--) {
-        if (!(ready_mask & level_bit(p)))
-            continue;
-        for (thread *t = ready[p].head; t; t = t->next)
-            if (accept(t))
-                return t;
-    }
-    return NULL;
-}
-
-/* A ready thread of t's level or above (above: it is about to preempt t). */
-HOT bool peer_ready(const thread *t)
-{
-    return t->prio >= 0 && ready_mask && top_level(ready_mask) >= t->prio;
 }
 
 /* --- Switching ------------------------------------------------------------ */
 
 void thread_request_switch(void)
 {
-    if (started)
+    if (threads_live)
         port_thread_switch();
 }
 
 /* After any change of readiness: ask for a switch only when one is due, so
  * the port does no work when nothing changed. */
-static void reschedule(void)
+void thread_reschedule(void)
 {
-    if (!started)
+    if (!threads_live)
         return;
-    if (current->state != T_RUNNING) {
+    if (thread_running->state != T_RUNNING) {
         port_thread_switch();
         return;
     }
     thread *cand = tpolicy_pick();
-    if (cand && (current == &idle || tpolicy_preempts(current, cand)))
+    if (cand && (thread_running == &idle || tpolicy_preempts(thread_running, cand)))
         port_thread_switch();
 }
 
@@ -250,17 +112,18 @@ static __attribute__((noinline)) void slice_set(thread_stamp due)
 #else
     (void)due; /* only its low 32 bits: extended from a clock read */
     tern_time now = tern_now();
-    uint32_t used = (uint32_t)now - current->run_start;
-    tern_time deadline = now + (used < current->quantum_left ? current->quantum_left - used : 0);
+    const thread *run = thread_running;
+    uint32_t used = (uint32_t)now - run->run_start;
+    tern_time deadline = now + (used < run->quantum_left ? run->quantum_left - used : 0);
 #endif
     slice_due = (uint32_t)deadline;
     tern_alarm_set(&slice_alarm, deadline, 0);
 }
 
-HOT void arm_slice(void)
+THREAD_HOT void arm_slice(void)
 {
-    if (current != &idle && peer_ready(current)) {
-        thread_stamp due = current->run_start + current->quantum_left;
+    if (thread_running != &idle && peer_ready(thread_running)) {
+        thread_stamp due = thread_running->run_start + thread_running->quantum_left;
         if (!slice_alarm.armed || (int32_t)(slice_due - (uint32_t)due) > 0)
             slice_set(due);
     } else if (slice_alarm.armed) {
@@ -268,12 +131,20 @@ HOT void arm_slice(void)
     }
 }
 
-static void make_ready(thread *t)
+void thread_requeue(thread *t, int8_t prio)
+{
+    ready_remove(t);
+    t->prio = prio;
+    ready_push(t, true);
+}
+
+void thread_make_ready(thread *t)
 {
     ready_push(t, false);
-    if (started && current != &idle && t->prio == current->prio && !slice_alarm.armed)
+    if (threads_live && thread_running != &idle && t->prio == thread_running->prio &&
+        !slice_alarm.armed)
         arm_slice();
-    reschedule();
+    thread_reschedule();
 }
 
 /* Interrupt context: the running thread's quantum is over (or the alarm
@@ -284,21 +155,21 @@ static void slice_ends(tern_alarm *a, void *arg)
 {
     (void)a;
     (void)arg;
-    if (!started || current == &idle)
+    if (!threads_live || thread_running == &idle)
         return;
     tern_time now = tern_now();
-    if ((uint32_t)now - (uint32_t)current->run_start < current->quantum_left) {
+    if ((uint32_t)now - (uint32_t)thread_running->run_start < thread_running->quantum_left) {
         arm_slice();
         return;
     }
-    if (peer_ready(current) && tpolicy_slice_preempts(current)) {
-        current->expired = 1;
+    if (peer_ready(thread_running) && tpolicy_slice_preempts(thread_running)) {
+        thread_running->expired = 1;
         thread_stats.slices++;
         port_thread_switch();
         return;
     }
-    current->run_start = (thread_stamp)now; /* long or short stays as it was dispatched */
-    current->quantum_left = quantum;
+    thread_running->run_start = (thread_stamp)now; /* long or short stays as it was dispatched */
+    thread_running->quantum_left = quantum;
     arm_slice();
 }
 
@@ -330,7 +201,7 @@ static void check_stack(const thread *t, const void *sp)
  * quantum (beta). 32-bit deltas: a run of 2^32 ticks or more (171 s at
  * mps2-an385's 25 MHz) is taken modulo 2^32, which only moves where in its
  * quantum such a thread stands when it blocks. */
-HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
+THREAD_HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
 {
     if (still_ready || t->expired) {
         t->quantum_left = quantum;
@@ -350,7 +221,7 @@ HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
  * thread to run. */
 void *thread_switch(void *sp)
 {
-    thread *prev = current;
+    thread *prev = thread_running;
     prev->sp = sp;
     check_stack(prev, sp);
     bool still_ready = prev->state == T_RUNNING && prev != &idle;
@@ -386,7 +257,7 @@ void *thread_switch(void *sp)
     next->state = T_RUNNING;
     next->run_start = now;
     next->long_run = next->quantum_left >= quantum;
-    current = next;
+    thread_running = next;
     arm_slice();
 
     tpolicy_switched(prev, next);
@@ -455,8 +326,8 @@ void threads_start(void (*idle_entry)(void *))
     idle.prio = idle.base_prio = -1;
     idle.task = TERN_NO_TASK;
     idle.state = T_RUNNING;
-    current = &idle;
-    started = true;
+    thread_running = &idle;
+    threads_live = true;
     tpolicy_start();
     port_thread_guard(idle.stack_lo, TERN_STACK_GUARD);
     if (ready_mask)
@@ -466,21 +337,9 @@ void threads_start(void (*idle_entry)(void *))
 
 /* --- Blocking ------------------------------------------------------------ */
 
-/* Mark the current thread blocked in `state` and request the switch. The
- * switch itself happens when the caller restores interrupts (enabled:
- * checked by may_block), so nothing between block() and that restore may
- * assume the thread has already been woken. */
-static void block(uint8_t state)
+bool thread_may_block(tern_irq_state s)
 {
-    current->state = state;
-    port_thread_switch();
-}
-
-/* Callers: a thread may block only with interrupts enabled, outside any
- * interrupt handler and not as idle. */
-static bool may_block(tern_irq_state s)
-{
-    return started && s == 0 && !sched_in_isr() && current != &idle;
+    return threads_live && s == 0 && !sched_in_isr() && thread_running != &idle;
 }
 
 void mailbox_put(thread *t, tern_msg *m)
@@ -492,14 +351,14 @@ void mailbox_put(thread *t, tern_msg *m)
         t->mbox_head = m;
     t->mbox_tail = m;
     if (t->state == T_RECV)
-        make_ready(t);
+        thread_make_ready(t);
 }
 
 tern_msg *thread_receive(void)
 {
     for (;;) {
         tern_irq_state s = port_irq_save();
-        thread *t = current;
+        thread *t = thread_running;
         tern_msg *m = t->mbox_head;
         if (m) {
             t->mbox_head = m->next;
@@ -510,7 +369,7 @@ tern_msg *thread_receive(void)
             port_irq_restore(s);
             return m;
         }
-        block(T_RECV);
+        thread_block(t, T_RECV);
         port_irq_restore(s);
     }
 }
@@ -520,7 +379,7 @@ void thread_exit(void)
     (void)port_irq_save();
     if (slice_alarm.armed)
         tern_alarm_cancel(&slice_alarm);
-    block(T_DEAD);
+    thread_block(thread_running, T_DEAD);
     port_irq_enable();
     for (;;) /* never scheduled again */
         ;
@@ -529,12 +388,12 @@ void thread_exit(void)
 tern_status tern_yield(void)
 {
     tern_irq_state s = port_irq_save();
-    if (!may_block(s)) {
+    if (!thread_may_block(s)) {
         port_irq_restore(s);
         return TERN_ESTATE;
     }
-    if (ready[current->prio].head) { /* a peer waits: go behind it */
-        ready_push(current, false);
+    if (ready[thread_running->prio].head) { /* a peer waits: go behind it */
+        ready_push(thread_running, false);
         port_thread_switch();
     }
     port_irq_restore(s);
@@ -546,245 +405,32 @@ static void sleep_ends(tern_alarm *a, void *arg)
     (void)a;
     thread *t = arg;
     if (t->state == T_SLEEP)
-        make_ready(t);
+        thread_make_ready(t);
 }
 
 tern_status tern_sleep(tern_time ticks)
 {
     tern_irq_state s = port_irq_save();
-    if (!may_block(s)) {
+    if (!thread_may_block(s)) {
         port_irq_restore(s);
         return TERN_ESTATE;
     }
-    thread *t = current;
+    thread *t = thread_running;
     tern_alarm_init(&t->wake, sleep_ends, t);
     tern_alarm_set(&t->wake, tern_now() + ticks, 0);
-    block(T_SLEEP);
+    thread_block(t, T_SLEEP);
     port_irq_restore(s);
     return TERN_OK;
 }
 
 int tern_thread_priority(void)
 {
-    if (!started || sched_in_isr() || current == &idle)
+    if (!threads_live || sched_in_isr() || thread_running == &idle)
         return -1;
-    return current->prio;
+    return thread_running->prio;
 }
 
 bool tern_thread_short(void)
 {
-    return tern_thread_priority() >= 0 && !current->long_run;
-}
-
-/* --- Wait lists: highest priority first, then oldest ------------------------ */
-
-static void wait_insert(thread **list, thread *t)
-{
-    thread **pp = list;
-    while (*pp && (*pp)->prio >= t->prio)
-        pp = &(*pp)->next;
-    t->next = *pp;
-    *pp = t;
-    t->wait_list = list;
-}
-
-static thread *wait_pop(thread **list)
-{
-    thread *t = *list;
-    if (t) {
-        *list = t->next;
-        t->next = NULL;
-        t->wait_list = NULL;
-    }
-    return t;
-}
-
-static void wait_remove(thread *t)
-{
-    thread **list = t->wait_list;
-    for (thread **pp = list; *pp; pp = &(*pp)->next) {
-        if (*pp == t) {
-            *pp = t->next;
-            break;
-        }
-    }
-    t->next = NULL;
-    t->wait_list = NULL;
-}
-
-/* --- Semaphores ------------------------------------------------------------- */
-
-void tern_sem_init(tern_sem *sem, uint16_t count, uint16_t max)
-{
-    sem->waiters = NULL;
-    sem->max = max ? max : 1;
-    sem->count = count < sem->max ? count : sem->max;
-}
-
-tern_status tern_sem_try_take(tern_sem *sem)
-{
-    tern_irq_state s = port_irq_save();
-    tern_status st = TERN_ESTATE;
-    if (sem->count) {
-        sem->count--;
-        st = TERN_OK;
-    }
-    port_irq_restore(s);
-    return st;
-}
-
-tern_status tern_sem_take(tern_sem *sem)
-{
-    tern_irq_state s = port_irq_save();
-    if (sem->count) {
-        sem->count--;
-        port_irq_restore(s);
-        return TERN_OK;
-    }
-    if (!may_block(s)) {
-        port_irq_restore(s);
-        return TERN_ESTATE;
-    }
-    wait_insert(&sem->waiters, current);
-    block(T_SEM); /* give hands the unit over: nothing to take on return */
-    port_irq_restore(s);
-    return TERN_OK;
-}
-
-tern_status tern_sem_give(tern_sem *sem)
-{
-    tern_irq_state s = port_irq_save();
-    tern_status st = TERN_OK;
-    thread *t = wait_pop(&sem->waiters);
-    if (t)
-        make_ready(t);
-    else if (sem->count < sem->max)
-        sem->count++;
-    else
-        st = TERN_EFULL;
-    port_irq_restore(s);
-    return st;
-}
-
-/* --- Mutex with priority inheritance ------------------------------------------ */
-
-void tern_mutex_init(tern_mutex *m) { memset(m, 0, sizeof *m); }
-
-/* Give t the effective priority p, moving it in whatever queue it is in;
- * follow the chain when t itself waits for a mutex. */
-static void set_priority(thread *t, int8_t p)
-{
-    while (t && t->prio != p) {
-        if (t->state == T_READY) {
-            ready_remove(t);
-            t->prio = p;
-            ready_push(t, true);
-            return;
-        }
-        t->prio = p;
-        if (t->wait_list) {
-            thread **list = t->wait_list;
-            wait_remove(t);
-            wait_insert(list, t);
-        }
-        if (t->state != T_MUTEX)
-            return;
-        thread *owner = t->blocked_on->owner;
-        if (!owner || owner->prio >= p)
-            return;
-        t = owner;
-    }
-}
-
-/* What t inherits: the best waiter of any mutex it holds, or its own. */
-static int8_t inherited_priority(const thread *t)
-{
-    int8_t p = t->base_prio;
-    for (const tern_mutex *m = t->held; m; m = m->next_held)
-        if (m->waiters && m->waiters->prio > p)
-            p = m->waiters->prio;
-    return p;
-}
-
-tern_status tern_mutex_lock(tern_mutex *m)
-{
-    tern_irq_state s = port_irq_save();
-    if (!may_block(s)) {
-        port_irq_restore(s);
-        return TERN_ESTATE;
-    }
-    thread *self = current;
-    if (m->owner == self) {
-        m->depth++;
-    } else if (!m->owner) {
-        m->owner = self;
-        m->depth = 1;
-        m->next_held = self->held;
-        self->held = m;
-    } else {
-        wait_insert(&m->waiters, self);
-        self->blocked_on = m;
-        if (m->owner->prio < self->prio)
-            set_priority(m->owner, self->prio);
-        block(T_MUTEX); /* the switch happens at the restore below; unlock
-                         * makes us the owner and clears blocked_on */
-    }
-    port_irq_restore(s);
-    return TERN_OK;
-}
-
-tern_status tern_mutex_unlock(tern_mutex *m)
-{
-    tern_irq_state s = port_irq_save();
-    thread *self = current;
-    if (!started || sched_in_isr() || m->owner != self) {
-        port_irq_restore(s);
-        return TERN_EOWNER;
-    }
-    if (--m->depth) {
-        port_irq_restore(s);
-        return TERN_OK;
-    }
-    for (tern_mutex **pp = &self->held; *pp; pp = &(*pp)->next_held) {
-        if (*pp == m) {
-            *pp = m->next_held;
-            break;
-        }
-    }
-    m->next_held = NULL;
-    thread *t = wait_pop(&m->waiters);
-    m->owner = t;
-    if (t) {
-        t->blocked_on = NULL;
-        m->depth = 1;
-        m->next_held = t->held;
-        t->held = m;
-        t->prio = inherited_priority(t);
-        make_ready(t);
-    }
-    int8_t lent = self->prio;
-    self->prio = inherited_priority(self); /* drop what this mutex lent */
-    if (self->prio < lent)
-        tpolicy_level_dropped();
-    reschedule();
-    port_irq_restore(s);
-    return TERN_OK;
-}
-
-/* --- Statistics ------------------------------------------------------------- */
-
-static uint32_t stack_depth(const thread *t)
-{
-    const uint32_t *p = (const uint32_t *)(const void *)t->stack_lo;
-    const uint32_t *end = (const uint32_t *)(const void *)(t->stack_lo + t->stack_size);
-    while (p < end && *p == STACK_PAINT)
-        p++;
-    return (uint32_t)((const uint8_t *)end - (const uint8_t *)p);
-}
-
-const tern_thread_stats *tern_thread_get_stats(void)
-{
-    for (int i = 0; i < TERN_MAX_TASKS; i++)
-        thread_stats.stack_bytes[i] = task_threads[i] ? stack_depth(task_threads[i]) : 0;
-    return &thread_stats;
+    return tern_thread_priority() >= 0 && !thread_running->long_run;
 }

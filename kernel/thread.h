@@ -144,4 +144,30 @@ void port_thread_guard(uint8_t *stack_lo, uint32_t bytes);
 /* The port's switch routine calls it with interrupts disabled. */
 void *thread_switch(void *sp);
 
+/* Shared by the scheduler's files (thread.c, thread_ready.c, thread_sync.c,
+ * thread_stats.c). */
+#define STACK_PAINT 0x5453544bu /* "KTST": an unused stack word */
+#define THREAD_HOT static inline __attribute__((always_inline)) /* -Os would call it */
+extern thread *thread_running; /* idle when no task's thread runs */
+extern bool threads_live;      /* threads_start has run */
+/* Make t ready and request a switch if it is due now. */
+void thread_make_ready(thread *t);
+/* Ready thread t takes priority prio, at the head of that level (it was
+ * already waiting). */
+void thread_requeue(thread *t, int8_t prio);
+/* After any change of readiness: request a switch only when one is due. */
+void thread_reschedule(void);
+/* A thread may block only with interrupts enabled (s == 0), outside any
+ * interrupt handler and not as idle. */
+bool thread_may_block(tern_irq_state s);
+/* Mark the running thread (self) blocked in `state` and request the switch. The
+ * switch itself happens when the caller restores interrupts (enabled:
+ * checked by thread_may_block), so nothing between thread_block() and that
+ * restore may assume the thread has already been woken. */
+static inline void thread_block(thread *self, uint8_t state)
+{
+    self->state = state;
+    port_thread_switch();
+}
+
 #endif
