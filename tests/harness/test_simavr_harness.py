@@ -248,3 +248,29 @@ def test_profile_to_an_unwritable_path_is_reported(harness, guest, tmp_path):
     r = run(harness, guest("exit3"), "--profile", str(tmp_path / "missing" / "p.txt"))
     assert r.code == 3
     assert "cannot write profile" in r.stderr
+
+
+def test_trace_agrees_with_the_profile(harness, guest, tmp_path):
+    """--trace: one line per step, cycles rising; the cycles it gives each
+    address (to the next line's start) are the profile's, and it ends
+    at the run's cycle count."""
+    image = guest("timer_sleep")
+    trace, profile = tmp_path / "trace.txt", tmp_path / "profile.txt"
+    r = run(harness, image, "--trace", str(trace), "--profile", str(profile))
+    assert r.code == 0, r.stderr
+    steps = [(int(c), int(a, 16)) for c, a in (line.split() for line in
+                                                 trace.read_text().splitlines())]
+    assert steps[0][0] == 0 and all(b[0] >= a[0] for a, b in zip(steps, steps[1:]))
+    spent: dict[int, int] = {}
+    for (c, a), (nxt, _) in zip(steps, steps[1:] + [(r.cycles, 0)]):
+        spent[a] = spent.get(a, 0) + nxt - c
+    counts = {int(a, 16): int(c) for a, c in (line.split() for line in
+                                              profile.read_text().splitlines())}
+    last = steps[-1][1]  # the exit store: the profile stops at its start
+    assert {a: c for a, c in spent.items() if a != last} == \
+        {a: c for a, c in counts.items() if a != last}
+
+
+def test_trace_to_an_unwritable_path_is_reported(harness, guest, tmp_path):
+    r = run(harness, guest("exit3"), "--trace", str(tmp_path / "missing" / "t.txt"))
+    assert r.code != 0 and "cannot write trace" in r.stderr

@@ -2,7 +2,7 @@
  * tern-simavr - run one AVR image on libsimavr (1.6), fast and cycle-exact.
  *
  *   tern-simavr [--mcu atmega128] [--freq 4000000] [--max-cycles N]
- *               [--max-wall-seconds S] [--profile FILE] IMAGE.elf
+ *               [--max-wall-seconds S] [--profile FILE] [--trace FILE] IMAGE.elf
  *
  * Compared with the stock `simavr` command this harness
  *  - never waits in wall-clock time: SLEEP jumps straight to the next cycle
@@ -15,7 +15,9 @@
  *    up, or a cycle / wall-time limit, and never starts a gdb server.
  * --profile FILE writes, when the run ends, the cycles spent at each
  * instruction address ("0x<byte address> <cycles>" per line, sleep counted
- * at its SLEEP): `./tern profile` maps them to functions.
+ * at its SLEEP); map them to functions with `avr-nm -n -S IMAGE.elf`.
+ * --trace FILE writes "<cycle> 0x<byte address>" for every instruction
+ * (or sleep) as it starts: the path of one event, cycle by cycle.
  * Nothing depends on wall time, so two runs of one image print the same
  * bytes and end on the same cycle.
  *
@@ -66,6 +68,8 @@ static uint64_t *profile;
 static size_t profile_words;
 static const char *profile_path;
 
+static FILE *trace; /* --trace */
+
 static void profile_write(void)
 {
 	FILE *f = fopen(profile_path, "w");
@@ -83,7 +87,7 @@ static void profile_write(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tern-simavr [--mcu NAME] [--freq HZ] [--max-cycles N]"
-		" [--max-wall-seconds S] [--profile FILE] IMAGE.elf\n"
+		" [--max-wall-seconds S] [--profile FILE] [--trace FILE] IMAGE.elf\n"
 		"defaults: --mcu atmega128 --freq 4000000 --max-cycles 4e9"
 		" --max-wall-seconds 600\n");
 }
@@ -104,6 +108,8 @@ finish(avr_t *avr, int code, const char *fmt, ...)
 	}
 	if (profile)
 		profile_write();
+	if (trace)
+		fclose(trace);
 	fprintf(stderr, "tern-simavr: exit=%d cycles=%" PRIu64 "\n", code,
 		avr ? (uint64_t)avr->cycle : 0);
 	if (avr)
@@ -184,6 +190,7 @@ int main(int argc, char **argv)
 		{ "max-cycles", required_argument, NULL, 'c' },
 		{ "max-wall-seconds", required_argument, NULL, 'w' },
 		{ "profile", required_argument, NULL, 'p' },
+		{ "trace", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -196,6 +203,11 @@ int main(int argc, char **argv)
 		case 'c': bad = parse_number(optarg, 1.8e19, &max_cycles); break;
 		case 'w': bad = parse_number(optarg, 1e9, &max_wall); break;
 		case 'p': profile_path = optarg; break;
+		case 't':
+			trace = fopen(optarg, "w");
+			if (!trace)
+				finish(NULL, EXIT_USAGE, "cannot write trace '%s'", optarg);
+			break;
 		case 'h': usage(stdout); return 0;
 		default: bad = 1; break;
 		}
@@ -242,6 +254,9 @@ int main(int argc, char **argv)
 		const avr_cycle_count_t before = avr->cycle;
 		/* A sleeping core's PC is already past its SLEEP. */
 		const avr_flashaddr_t at = avr->state == cpu_Sleeping ? pc - 2 : pc;
+		if (trace)
+			fprintf(trace, "%" PRIu64 " 0x%05" PRIx32 "\n", (uint64_t)before,
+				(uint32_t)at);
 		int state = avr_run(avr);
 		if (profile && at / 2 < profile_words)
 			profile[at / 2] += avr->cycle - before;
