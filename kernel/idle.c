@@ -73,7 +73,9 @@ bool idle_once(void)
     tern_time now = tern_now();
     tern_time next = timer_next_deadline();
 #if defined(__AVR__)
-    tern_time available = next == UINT64_MAX ? UINT64_MAX : t64_lt(now, next) ? t64_sub(next, now) : 0;
+    /* capped at 2^32 - 1 ticks: no sleep state asks for more (the AVR port
+     * ignores the length), and the difference stays in 32 bits */
+    tern_time available = next == UINT64_MAX ? UINT64_MAX : t64_until(next, now, UINT32_MAX);
 #else
     tern_time available = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
 #endif
@@ -90,14 +92,14 @@ bool idle_once(void)
 #if defined(__AVR__)
     /* Shorter than 2^32 ticks: the port always has a deadline programmed
      * at most half a counter wrap ahead (timer.c), and it ends the period.
-     * The sums in 32-bit steps (t64_add), no 64-bit libgcc call. */
+     * The sums added in place in 32-bit steps, no 64-bit libgcc call. */
     uint32_t length = (uint32_t)end - (uint32_t)start;
-    stats.total = t64_add(stats.total, length);
+    t64_add32_at(&stats.total, length);
     stats.periods++;
-    if (t64_lt(stats.longest, length))
+    if (t64_hi_at(&stats.longest) == 0 && t64_lo_at(&stats.longest) < length)
         stats.longest = length;
     if (state < TERN_MAX_SLEEP_STATES) {
-        stats.state_ticks[state] = t64_add(stats.state_ticks[state], length);
+        t64_add32_at(&stats.state_ticks[state], length);
         stats.state_periods[state]++;
     }
 #else

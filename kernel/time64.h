@@ -8,6 +8,8 @@
 #ifndef TERN_KERNEL_TIME64_H
 #define TERN_KERNEL_TIME64_H
 
+#include <string.h>
+
 #include "tern/types.h"
 
 #if defined(__AVR__)
@@ -27,6 +29,31 @@ static inline __attribute__((always_inline)) tern_time t64_join(uint32_t lo, uin
             : "=&r"(t)
             : "r"(lo), "r"(hi));
     return t;
+}
+
+/* The halves of a 64-bit value in memory, read and written in place
+ * (memcpy: loads and stores, no copy of all eight bytes through
+ * registers). */
+static inline __attribute__((always_inline)) uint32_t t64_lo_at(const tern_time *t)
+{
+    uint32_t v;
+    memcpy(&v, t, sizeof v);
+    return v;
+}
+
+static inline __attribute__((always_inline)) uint32_t t64_hi_at(const tern_time *t)
+{
+    uint32_t v;
+    memcpy(&v, (const uint8_t *)t + 4, sizeof v);
+    return v;
+}
+
+/* *t += x, in place */
+static inline __attribute__((always_inline)) void t64_add32_at(tern_time *t, uint32_t x)
+{
+    uint32_t lo = t64_lo_at(t) + x, hi = t64_hi_at(t) + (lo < x);
+    memcpy(t, &lo, sizeof lo);
+    memcpy((uint8_t *)t + 4, &hi, sizeof hi);
 }
 
 /* a < b */
@@ -61,6 +88,7 @@ static inline __attribute__((always_inline)) uint32_t t64_until(tern_time deadli
     return hi || lo > cap ? cap : lo;
 }
 #else
+static inline void t64_add32_at(tern_time *t, uint32_t x) { *t += x; }
 static inline bool t64_lt(tern_time a, tern_time b) { return a < b; }
 static inline tern_time t64_add(tern_time a, tern_time b) { return a + b; }
 static inline tern_time t64_sub(tern_time a, tern_time b) { return a - b; }

@@ -66,8 +66,8 @@ static void program_at(tern_time now)
     uint32_t delta = horizon;
     const tern_alarm *a = alarms;
     if (a) {
-        const uint32_t *d = (const uint32_t *)(const void *)&a->deadline; /* little-endian */
-        uint32_t nl = (uint32_t)now, dl = d[0], dh = d[1], nh = t64_hi(now);
+        uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
+        uint32_t nl = (uint32_t)now, nh = t64_hi(now);
         uint32_t lo = dl - nl; /* deadline - now, when that fits in 32 bits */
         bool passed = dh < nh || (dh == nh && dl < nl);
         bool near = dh == nh ? dl >= nl : dh - nh == 1 && dl < nl;
