@@ -15,9 +15,9 @@
  *    up, or a cycle / wall-time limit, and never starts a gdb server.
  * --profile FILE writes, when the run ends, the cycles spent at each
  * instruction address ("0x<byte address> <cycles>" per line, sleep counted
- * at its SLEEP); map them to functions with `avr-nm -n -S IMAGE.elf`.
- * --trace FILE writes "<cycle> 0x<byte address>" for every instruction
- * (or sleep) as it starts: the path of one event, cycle by cycle.
+ * at its SLEEP). --trace FILE writes "<cycle> 0x<byte address>" for every
+ * instruction (or sleep) as it starts: the path of one event, cycle by
+ * cycle. `./tern profile` maps either to functions.
  * Nothing depends on wall time, so two runs of one image print the same
  * bytes and end on the same cycle.
  *

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (bipsbench, build, executor, micro, perfetto, readme, scenario, seed000, seed000_report,
-                       seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
+from terntools import (avrprofile, bipsbench, build, executor, micro, perfetto, readme, scenario, seed000,
+                       seed000_report, seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
 from terntools import psync
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
@@ -333,6 +333,25 @@ def cmd_size(args: argparse.Namespace) -> int:
             entry["objects"] = [o.to_json() for o in objects]
     if args.json:
         _write_json(args.json, doc)
+    return 0
+
+
+# --------------------------------------------------------------------------- profile
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    if args.trace:
+        if not (args.start and args.end):
+            raise UsageError("--trace needs --from FUNCTION and --to FUNCTION")
+        w = avrprofile.trace_window(args.elf, args.trace, args.start, args.end, args.occurrence)
+        sys.stdout.write(f"cycles {w.start_cycle} -> {w.end_cycle}: {w.cycles}, by function in the order they ran:\n")
+        sys.stdout.write(avrprofile.format_counts(w.functions, w.cycles))
+        return 0
+    if not args.profile:
+        raise UsageError("give --profile FILE or --trace FILE")
+    counts = avrprofile.profile_by_function(args.elf, args.profile)
+    rows = counts.most_common(args.top)
+    sys.stdout.write(avrprofile.format_counts(rows, sum(counts.values())))
     return 0
 
 
@@ -667,6 +686,21 @@ def build_parser() -> Parser:
                     help="also break each image down by object file, from the link map beside it")
     sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
     sz.set_defaults(func=cmd_size, prog_name="tern size")
+
+    pr = sub.add_parser("profile", help="cycles by function of a tern-simavr --profile or --trace (AVR)",
+                        description="Map tern-simavr's --profile FILE (a whole run) or --trace FILE (one path: "
+                        "from an entry into --from FUNCTION to the next entry into --to FUNCTION) to the functions "
+                        "of ELF, in cycles.")  # fmt: skip
+    pr.add_argument("elf", type=Path, metavar="ELF")
+    pr.add_argument("--profile", type=Path, metavar="FILE", help="tern-simavr --profile output")
+    pr.add_argument("--trace", type=Path, metavar="FILE", help="tern-simavr --trace output")
+    pr.add_argument("--from", dest="start", metavar="FUNCTION", help="the path starts at an entry into it")
+    pr.add_argument("--to", dest="end", metavar="FUNCTION", help="... and ends at the next entry into this one")
+    pr.add_argument("--occurrence", type=int, default=-1, metavar="K",
+                    help="which path (0 the first, -1 the last; default -1)")
+    pr.add_argument("--top", type=_positive_int, default=40, metavar="N",
+                    help="functions listed for --profile (default 40)")
+    pr.set_defaults(func=cmd_profile, prog_name="tern profile")
 
     sm = sub.add_parser("sim", help="simulate a network of AVR nodes (tern-sim) from a scenario file",
                         description="Validate SCENARIO.toml (docs/tern-sim.md, 'Scenario file'), build the apps its "
