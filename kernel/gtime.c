@@ -71,7 +71,12 @@ void tern_gtime_sample(tern_time local, tern_gtime global)
             port_irq_restore(s);
             return;
         }
-        stats.last_error_ns = (int32_t)(int64_t)(from_local(local) - global);
+        int32_t err = (int32_t)(int64_t)(from_local(local) - global);
+        stats.last_error_ns = err;
+        if (stats.samples == 1)
+            stats.offset_only_error_ns = err;
+        else if ((uint32_t)(err < 0 ? -err : err) > stats.max_error_ns)
+            stats.max_error_ns = (uint32_t)(err < 0 ? -err : err);
         rate = (int32_t)r;
         stats.rate_ppb = rate;
     }

@@ -47,7 +47,11 @@ typedef struct {
     uint16_t samples;     /* taken in */
     uint16_t refused;     /* ignored: not after the previous one, or a rate beyond 1000 ppm */
     int32_t rate_ppb;     /* global minus local rate, parts per billion */
-    int32_t last_error_ns; /* the last sample against the previous model's prediction */
+    /* Each sample against what the model predicted for it: the sync's
+     * own error after one period, before the correction. */
+    int32_t last_error_ns;
+    int32_t offset_only_error_ns; /* the second sample's: predicted by the offset alone */
+    uint32_t max_error_ns;        /* the largest |error| of a sample predicted with a rate */
 } tern_gtime_stats;
 const tern_gtime_stats *tern_gtime_stats_get(void);
 

@@ -28,6 +28,8 @@ static void test_global_clock(void **st)
     assert_int_equal(s->samples, 2);
     assert_int_equal(s->rate_ppb, 40000);
     assert_int_equal(s->last_error_ns, -40000); /* offset alone predicted 6.0 s */
+    assert_int_equal(s->offset_only_error_ns, -40000);
+    assert_int_equal(s->max_error_ns, 0);
     assert_int_equal(tern_global_from_local(2500000), 6000040000u + 500000000u + 20000u);
     assert_int_equal(tern_local_from_global(6500060000u), 2500000);
     for (tern_time l = 1500000; l < 12000000; l += 777777)
@@ -44,10 +46,16 @@ static void test_global_clock(void **st)
     tern_gtime_sample(3000000, 7000080000u);
     assert_int_equal(s->last_error_ns, 0);
     assert_int_equal(s->rate_ppb, 40000);
+    /* and one 300 ns early: the error the rate did not predict */
+    tern_gtime_sample(4000000, 8000119700u);
+    assert_int_equal(s->last_error_ns, 300);
+    assert_int_equal(s->max_error_ns, 300);
+    assert_int_equal(s->offset_only_error_ns, -40000);
+    assert_int_equal(s->rate_ppb, 39700); /* the new rate: that interval's */
 
     /* the master's clock is the global clock */
     tern_gtime_set_master();
-    assert_int_equal(tern_global_from_local(3000000), 3000000000u);
+    assert_int_equal(tern_global_from_local(4000000), 4000000000u);
 }
 
 int main(void)
