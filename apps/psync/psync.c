@@ -14,7 +14,11 @@
  * pin falls PSYNC_MARGIN_US before the next one.
  *
  * With PSYNC_LOAD_MS, every other processor also sends the master a
- * 32-byte frame that often, so the sync frames share the bus.
+ * 32-byte frame that often, and the master broadcasts one as often, so
+ * the sync frames share the bus (and the master's own transmit buffer).
+ * Frames are taken by a receive function (procbus_config.rx_fn), as under
+ * the bus manager (procbus_remote.c): the sync driver's claim takes its
+ * own frames before it.
  *
  * After global second PSYNC_REPORT_S each prints
  *   psync A: summary pulses=.. late=.. samples=.. rate_ppb=.. last_error_ns=.. ...
@@ -47,7 +51,6 @@
 #endif
 
 enum { TASK_PSYNC = 0 };
-#define PORT_BUS TERN_PORT_APP(0)
 #define TIMER_REPORT 0
 #define TIMER_LOAD 1
 
@@ -110,6 +113,15 @@ static void report(void)
                 c->rx_bad, load_sent, load_busy, b->rx_frames);
 }
 
+/* A load frame, in the bus interrupt: counted by procbus (rx_frames). */
+static bool take_load(uint8_t src, const uint8_t *data, uint8_t len)
+{
+    (void)src;
+    (void)data;
+    (void)len;
+    return true;
+}
+
 static tern_time ms(uint32_t n) { return (tern_time)tern_clock_hz() * n / 1000u; }
 
 static tern_status psync_task(void *state, tern_msg *m)
@@ -117,7 +129,7 @@ static tern_status psync_task(void *state, tern_msg *m)
     (void)state;
     switch (m->port) {
     case TERN_PORT_INIT: {
-        procbus_config cfg = {.rx_task = TASK_PSYNC, .rx_port = PORT_BUS};
+        procbus_config cfg = {.rx_task = TERN_NO_TASK, .rx_fn = take_load};
         procbus_status st = procbus_init(&cfg);
         if (st == PROCBUS_OK)
             st = procbus_sync_start(0, PSYNC_PERIOD_MS);
@@ -133,15 +145,14 @@ static tern_status psync_task(void *state, tern_msg *m)
         tern_alarm_init(&pulse_alarm, pulse, NULL);
         arm_pulse();
         tern_timer_start(TIMER_REPORT, ms(PSYNC_REPORT_S * 1000u + PSYNC_PHASE_MS + 50u), 0);
-        if (PSYNC_LOAD_MS && procbus_address() != 0)
+        if (PSYNC_LOAD_MS)
             tern_timer_start(TIMER_LOAD, ms(PSYNC_LOAD_MS), ms(PSYNC_LOAD_MS));
         break;
     }
-    case PORT_BUS:
-        break; /* load frames: the kernel frees them */
     case TERN_PORT_TIMEOUT(TIMER_LOAD): {
         uint8_t frame[32] = {'L'};
-        if (procbus_send(0, frame, sizeof frame) == PROCBUS_OK)
+        uint8_t to = procbus_address() == 0 ? PROCBUS_BROADCAST : 0;
+        if (procbus_send(to, frame, sizeof frame) == PROCBUS_OK)
             load_sent++;
         else
             load_busy++;
@@ -156,7 +167,7 @@ static tern_status psync_task(void *state, tern_msg *m)
 int main(void)
 {
     static const tern_task_desc tasks[] = {
-        {.name = "psync", .id = TASK_PSYNC, .priority = 1, .handler = psync_task, .n_in_ports = 1},
+        {.name = "psync", .id = TASK_PSYNC, .priority = 1, .handler = psync_task},
     };
     static const tern_app_desc app = {.name = "psync", .tasks = tasks, .n_tasks = 1};
     tern_app_error err;
