@@ -86,6 +86,9 @@ void clock_init(void);
 tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interrupts */
 void timer_reset(void);
 tern_time timer_next_deadline(void); /* UINT64_MAX when none */
+/* Arm task timer k of `task` (tern_timer_start for a task that is not running:
+ * the migrator re-arms a moved task's timers). */
+void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time period);
 
 /* Trace (trace.c), idle (idle.c). */
 void trace_init(void);

@@ -35,6 +35,9 @@ void msg_drop_held(tern_task_id id);
 /* A message held until its task handled INIT, now released: let it wait
  * for its task like any other (never run it here). */
 void sched_release_held(tern_msg *m);
+/* Task id's oldest waiting message, taken out of the model's queue (NULL:
+ * none); the run-to-completion models only (sched.c), for task_move.c. */
+tern_msg *sched_take_task_message(tern_task_id id);
 /* tern_stats_reset: clear the model's own statistics as well. */
 void sched_stats_reset(void);
 

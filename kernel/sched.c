@@ -58,6 +58,16 @@ static tern_msg **pick(int8_t floor)
 
 void sched_release_held(tern_msg *m) { enqueue(m); }
 
+/* The migrator (kernel/task_move.c): task id's oldest waiting message,
+ * out of the queue; NULL when none waits. Not a hot path. */
+tern_msg *sched_take_task_message(tern_task_id id)
+{
+    for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next)
+        if ((*pp)->dst == id)
+            return msg_take_waiting(pp);
+    return NULL;
+}
+
 /* Run one message's handler nested on the shared stack, above the handler
  * that runs now. */
 static void run_msg(tern_msg *m) { msg_run_nested(&top, m, top.task); }

@@ -188,11 +188,16 @@ tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
     tern_time now = tern_now();
     if (delay > UINT64_MAX - now || period > UINT64_MAX - now - delay)
         return TERN_ERANGE;
-    tern_alarm *a = &tern_tasks[self].timers[k];
-    tern_alarm_cancel(a);
-    tern_alarm_init(a, timer_fired, (void *)(uintptr_t)self);
-    tern_alarm_set(a, now + delay, period);
+    timer_arm_for(self, k, now + delay, period);
     return TERN_OK;
+}
+
+void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time period)
+{
+    tern_alarm *a = &tern_tasks[task].timers[k];
+    tern_alarm_cancel(a);
+    tern_alarm_init(a, timer_fired, (void *)(uintptr_t)task);
+    tern_alarm_set(a, deadline, period);
 }
 
 tern_status tern_timer_cancel(uint8_t k)
