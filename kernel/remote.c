@@ -528,6 +528,18 @@ static tern_status set_frozen(tern_task_id id, bool on)
 tern_status tern_remote_freeze(tern_task_id id) { return set_frozen(id, true); }
 tern_status tern_remote_unfreeze(tern_task_id id) { return set_frozen(id, false); }
 
+uint16_t tern_remote_sendable(void)
+{
+    uint16_t n = 0;
+    tern_irq_state s = port_irq_save();
+    for (tern_msg *m = queue; m; m = m->next)
+        if (!held_back((m->flags & QUEUED_MCAST) ? KIND_MCAST : KIND_UNICAST, m->dst) &&
+            (uint8_t)m->posted != bus->address)
+            n++;
+    port_irq_restore(s);
+    return n;
+}
+
 uint8_t tern_remote_address(void) { return bus ? bus->address : TERN_REMOTE_NONE; }
 
 const tern_remote_counters *tern_remote_stats(void) { return &counters; }

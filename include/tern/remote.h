@@ -118,6 +118,11 @@ tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id d
 tern_status tern_remote_freeze(tern_task_id id);
 tern_status tern_remote_unfreeze(tern_task_id id);
 
+/* Messages in the bus queue that wait for the bus: not held for a frozen
+ * task, not for a task that has moved here. The migrator waits for these
+ * before queueing its next STATE fragment. */
+uint16_t tern_remote_sendable(void);
+
 /* This processor's bus address (TERN_REMOTE_NONE without a bus). */
 uint8_t tern_remote_address(void);
 
