@@ -385,7 +385,8 @@ static tern_time rx_sfd_time(void)
 {
     if (rx_done_valid && !FIFO_HIGH()) {
         rx_done_valid = false;
-        return rx_done_rise;
+        if (rx_done_rise) /* 0: its rise was a missed edge (sfd_capture), time lost */
+            return rx_done_rise;
     }
     counters.rx_sfd_unknown++;
     return 0;
