@@ -9,9 +9,11 @@
 #include "tern/time.h"
 
 #define NS TERN_GTIME_NS_PER_S
-/* A clock that disagrees with the master's by more than this is not a
- * crystal drifting but a wrong sample: 1000 ppm. */
-#define MAX_RATE_PPB 1000000
+/* A clock that disagrees with the master's by more than 1/MAX_RATE_DIV
+ * (1000 ppm) is not a crystal drifting but a wrong sample; samples closer
+ * than MIN_INTERVAL_NS give no rate worth having. */
+#define MAX_RATE_DIV 1000
+#define MIN_INTERVAL_NS 1000000
 
 static bool master, have_sample;
 static tern_time l0;
@@ -35,7 +37,9 @@ static uint64_t ticks_of_ns(uint64_t ns, bool up)
 
 static int64_t signed_ns(int64_t ticks)
 {
-    return ticks < 0 ? -(int64_t)ns_of_ticks((uint64_t)-ticks) : (int64_t)ns_of_ticks((uint64_t)ticks);
+    if (ticks < 0)
+        return -(int64_t)ns_of_ticks((uint64_t)-ticks);
+    return (int64_t)ns_of_ticks((uint64_t)ticks);
 }
 
 /* Model evaluation, interrupts off (the model is four words). */
@@ -65,13 +69,18 @@ void tern_gtime_sample(tern_time local, tern_gtime global)
     if (have_sample) {
         int64_t dl = (int64_t)ns_of_ticks(local - l0);
         int64_t dg = (int64_t)(global - g0);
-        int64_t r = (dg - dl) * (int64_t)NS / dl;
-        if (r > MAX_RATE_PPB || r < -MAX_RATE_PPB) {
+        /* refused before the division, which then cannot overflow for
+         * samples up to 100 days apart: |dg - dl| <= dl / 1000 */
+        int64_t diff = dg - dl;
+        if (dl < MIN_INTERVAL_NS || diff > dl / MAX_RATE_DIV || diff < -(dl / MAX_RATE_DIV)) {
             stats.refused++;
             port_irq_restore(s);
             return;
         }
-        int32_t err = (int32_t)(int64_t)(from_local(local) - global);
+        int64_t r = diff * 1000000 / (dl / 1000);
+        /* a statistic: saturated */
+        int64_t e = (int64_t)(from_local(local) - global);
+        int32_t err = e > INT32_MAX ? INT32_MAX : e < -INT32_MAX ? -INT32_MAX : (int32_t)e;
         stats.last_error_ns = err;
         if (stats.samples == 1)
             stats.offset_only_error_ns = err;

@@ -68,8 +68,8 @@ static tern_gtime instant(uint32_t s)
 
 static void arm_pulse(void)
 {
-    tern_alarm_set(&pulse_alarm, tern_local_from_global(instant(second) - PSYNC_MARGIN_US * NS_PER_US),
-                   0);
+    tern_gtime early = instant(second) - PSYNC_MARGIN_US * NS_PER_US;
+    tern_alarm_set(&pulse_alarm, tern_local_from_global(early), 0);
 }
 
 /* Interrupt context: the alarm PSYNC_MARGIN_US before the instant. */
@@ -103,12 +103,14 @@ static void report(void)
     const procbus_sync_counters *c = procbus_sync_stats();
     const procbus_counters *b = procbus_stats();
     tern_printf("psync %u: summary pulses=%u late=%u samples=%u refused=%u rate_ppb=%ld "
-                "last_error_ns=%ld offset_only_error_ns=%ld max_error_ns=%lu tx_sync=%u tx_follow=%u tx_retries=%u tx_failed=%u "
+                "last_error_ns=%ld offset_only_error_ns=%ld max_error_ns=%lu tx_sync=%u "
+                "tx_follow=%u tx_retries=%u tx_failed=%u "
                 "rounds_lost=%u rx_sync=%u rx_samples=%u rx_no_capture=%u rx_unmatched=%u "
                 "rx_bad=%u load_sent=%u load_busy=%u rx_frames=%u\n",
                 procbus_address(), pulses, late, g->samples, g->refused, (long)g->rate_ppb,
                 (long)g->last_error_ns, (long)g->offset_only_error_ns,
-                (unsigned long)g->max_error_ns, c->tx_sync, c->tx_follow, c->tx_retries, c->tx_failed,
+                (unsigned long)g->max_error_ns, c->tx_sync, c->tx_follow, c->tx_retries,
+                c->tx_failed,
                 c->rounds_lost, c->rx_sync, c->rx_samples, c->rx_no_capture, c->rx_unmatched,
                 c->rx_bad, load_sent, load_busy, b->rx_frames);
 }

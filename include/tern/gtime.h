@@ -45,7 +45,7 @@ tern_time tern_local_from_global(tern_gtime global);
 /* What the samples said. */
 typedef struct {
     uint16_t samples;     /* taken in */
-    uint16_t refused;     /* ignored: not after the previous one, or a rate beyond 1000 ppm */
+    uint16_t refused;     /* ignored: not 1 ms after the previous one, or a rate beyond 1000 ppm */
     int32_t rate_ppb;     /* global minus local rate, parts per billion */
     /* Each sample against what the model predicted for it: the sync's
      * own error after one period, before the correction. */

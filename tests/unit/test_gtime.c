@@ -38,7 +38,8 @@ static void test_global_clock(void **st)
     /* refused, counted, and the model unchanged */
     tern_gtime_sample(1999999, 6100000000u);              /* backwards */
     tern_gtime_sample(3000000, 7000040000u + 2000000u); /* 2000 ppm */
-    assert_int_equal(s->refused, 2);
+    tern_gtime_sample(2000500, 6000540020u);              /* 0.5 ms on: too close */
+    assert_int_equal(s->refused, 3);
     assert_int_equal(s->samples, 2);
     assert_int_equal(s->rate_ppb, 40000);
 
