@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "msg.h"
+#include "tern/gtime.h"
 #include "tern/remote.h"
 #include "tern/task_move.h"
 
-/* The node's global clock for the engine's timer stamps: microseconds on
- * this module's clock (no time sync yet: modules of a node start together,
- * so the error is their clocks' drift). */
-#define US_PER_S 1000000u
+/* The engine's timer stamps and remaining times are in the node's global
+ * clock (tern/gtime.h: ns; a module without time sync reads its own clock
+ * as the master's, and the modules of a tern-sim node start together). */
 
 static struct {
     tern_mig mig;
@@ -46,10 +46,18 @@ static const tern_task_desc *desc_of(tern_task_id t)
     return NULL;
 }
 
-static tern_time ticks_to_us(tern_time ticks) { return ticks * US_PER_S / tern_clock_hz(); }
-static tern_time us_to_ticks(tern_time us)
+/* Durations between local ticks and ns, in two parts so that neither
+ * product can overflow (a period of days at 20 MHz). */
+static tern_time ticks_to_ns(tern_time ticks)
 {
-    return (us * tern_clock_hz() + US_PER_S - 1) / US_PER_S; /* never early */
+    uint32_t hz = tern_clock_hz();
+    return ticks / hz * TERN_GTIME_NS_PER_S + ticks % hz * TERN_GTIME_NS_PER_S / hz;
+}
+static tern_time ns_to_ticks(tern_time ns)
+{
+    uint32_t hz = tern_clock_hz();
+    tern_time rest = ns % TERN_GTIME_NS_PER_S * hz;
+    return ns / TERN_GTIME_NS_PER_S * hz + (rest + TERN_GTIME_NS_PER_S - 1) / TERN_GTIME_NS_PER_S; /* never early */
 }
 
 /* A message that will never be handled here: its heap payload goes too. */
@@ -118,7 +126,7 @@ static const char *op_name(void *ctx, tern_task_id t)
 static tern_time op_global_now(void *ctx)
 {
     (void)ctx;
-    return ticks_to_us(tern_now());
+    return tern_global_now();
 }
 
 /* --- freezing ------------------------------------------------------------------------ */
@@ -238,8 +246,8 @@ static tern_status op_detach(void *ctx, tern_task_id t, tern_mig_image *img, ter
         tern_alarm *a = &tcb->timers[k];
         img->timers[k].active = a->armed;
         if (a->armed) {
-            img->timers[k].remaining = ticks_to_us(a->deadline > now ? a->deadline - now : 0);
-            img->timers[k].period = ticks_to_us(a->period);
+            img->timers[k].remaining = ticks_to_ns(a->deadline > now ? a->deadline - now : 0);
+            img->timers[k].period = ticks_to_ns(a->period);
         }
         tern_alarm_cancel(a);
     }
@@ -350,8 +358,8 @@ static tern_status op_attach(void *ctx, const tern_mig_image *img)
     tern_time now = clock_now_irqs_off();
     for (uint8_t k = 0; k < TERN_TIMERS_PER_TASK; k++)
         if (img->timers[k].active)
-            timer_arm_for(t, k, now + us_to_ticks(img->timers[k].remaining),
-                          us_to_ticks(img->timers[k].period));
+            timer_arm_for(t, k, now + ns_to_ticks(img->timers[k].remaining),
+                          ns_to_ticks(img->timers[k].period));
     set_bit(mv.away, t, false);
     set_bit(mv.frozen, t, true);
     port_irq_restore(s);
