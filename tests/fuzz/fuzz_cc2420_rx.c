@@ -13,17 +13,24 @@
  *
  * The input is a program: bytes into the FIFO (any: length bytes over
  * 127, under 5, past what the FIFO holds, CRC_OK clear), the FIFOP
- * interrupt, bytes of a frame still arriving, an overflow, runs of the
- * main loop, a heap left a few bytes short; frames pile up in the pool
- * while the main loop does not run.
+ * interrupt, bytes of a frame still arriving, SFD edges and Timer1's
+ * capture of them (missed ones too), an overflow, runs of the main loop,
+ * a heap left a few bytes short; frames pile up in the pool while the
+ * main loop does not run. An operation switches the frames to the
+ * driver's interrupt-level client, the multiplexer's mux_rx (net/mux.c),
+ * in the slot region the input names.
  *
  * Invariants: no out-of-bounds access or UB; after every interrupt the
  * counters moved exactly as the datasheet's reading of that FIFO says
  * (bad length, too short, truncated, bad CRC, overflow; a good frame is
  * delivered, or counted as no memory / post failed) and the driver
  * consumed exactly the bytes it should; every delivered frame reaches the
- * task once, in order, with its bytes, RSSI and LQI intact; at the end
- * the pool holds all its messages and the heap is back at its baseline. */
+ * task once, in order, with its bytes, RSSI and LQI intact, and an SFD
+ * time that is 0 (counted unknown) or a captured rise no other frame has;
+ * the multiplexer counts each frame malformed, foreign or without a TO,
+ * or once per bound destination, which gets it in order, intact; at the
+ * end the pool holds all its messages and the heap is back at its
+ * baseline. */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <string.h>
