@@ -10,10 +10,6 @@
 #include "tern/remote.h"
 #include "tern/task_move.h"
 
-/* The engine's timer stamps and remaining times are in the node's global
- * clock (tern/gtime.h: ns; a module without time sync reads its own clock
- * as the master's, and the modules of a tern-sim node start together). */
-
 static struct {
     tern_mig mig;
     const tern_app_desc *app;
@@ -46,7 +42,10 @@ static const tern_task_desc *desc_of(tern_task_id t)
     return NULL;
 }
 
-/* Durations between local ticks and ns, in two parts so that neither
+/* The engine's timer stamps and remaining times are in the node's global
+ * clock (tern/gtime.h: ns; a module without time sync reads its own clock
+ * as the master's, and the modules of a tern-sim node start together).
+ * Durations between local ticks and ns, in two parts so that neither
  * product can overflow (a period of days at 20 MHz). */
 static tern_time ticks_to_ns(tern_time ticks)
 {
@@ -57,7 +56,8 @@ static tern_time ns_to_ticks(tern_time ns)
 {
     uint32_t hz = tern_clock_hz();
     tern_time rest = ns % TERN_GTIME_NS_PER_S * hz;
-    return ns / TERN_GTIME_NS_PER_S * hz + (rest + TERN_GTIME_NS_PER_S - 1) / TERN_GTIME_NS_PER_S; /* never early */
+    /* rounded up: never early */
+    return ns / TERN_GTIME_NS_PER_S * hz + (rest + TERN_GTIME_NS_PER_S - 1) / TERN_GTIME_NS_PER_S;
 }
 
 /* A message that will never be handled here: its heap payload goes too. */
