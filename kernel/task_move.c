@@ -435,7 +435,6 @@ static void op_done(void *ctx, tern_task_id t, tern_mig_outcome o, tern_status w
     if (t == mv.started_task && o != TERN_MIG_REFUSE) {
         mv.stats.last_ticks = tern_now() - mv.started;
         mv.stats.last_task = t;
-        mv.stats.last_source = tern_remote_address();
         mv.stats.timed++;
         mv.started_task = TERN_NO_TASK;
     }
@@ -465,7 +464,6 @@ tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrato
     mv.migrators = migrators;
     mv.done = done;
     mv.to_serialize = mv.serializing = mv.started_task = TERN_NO_TASK;
-    mv.stats.last_source = 0xFF;
     return tern_mig_init(&mv.mig, &ops, NULL, self, app->n_modules,
                          TERN_REMOTE_FRAME_MAX - TERN_REMOTE_HEADER);
 }

@@ -70,7 +70,6 @@ typedef struct {
      * this module's clock, from the freeze (the request) to the outcome. */
     uint32_t timed; /* migrations this module was the source of and timed */
     tern_task_id last_task;
-    uint8_t last_source; /* this module's address once it has been a source, else 0xFF */
     uint16_t last_state_len;
     tern_time last_ticks;
 } tern_move_stats;
