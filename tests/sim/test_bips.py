@@ -66,9 +66,13 @@ def test_received_frames_reach_both_tasks_or_are_counted(run: dict[str, Any]) ->
             assert len(keys) == len(set(keys)), f"{node}: {task} got a frame twice"
         rx = stats(text, "rx_to")
         bcs = stats(text, "bcs")
+        radio = stats(text, "cc2420")
         dropped_whole = rx["no_to"] + rx["malformed"] + rx["foreign"] + bcs["rx_outside"]
-        # two destinations: every frame is two deliveries, or counted
-        assert 2 * (len(frames) - dropped_whole) == rx["delivered"] + rx["no_memory"] + rx["post_failed"], node
+        # two destinations: every frame is two deliveries, or counted: by the
+        # multiplexer, or whole by the driver (no heap block for it, an RX FIFO
+        # overflow; those counters also take frames of other lengths: a bound)
+        missing = 2 * (len(frames) - dropped_whole) - (rx["delivered"] + rx["no_memory"] + rx["post_failed"])
+        assert missing % 2 == 0 and 0 <= missing <= 2 * (radio["no_memory"] + radio["overflows"]), (node, missing)
         assert rx["delivered"] == by_task["sensor"] + by_task["alarm"], node
         assert rx["no_memory"] <= len(frames) // 10, f"{node}: heap too small for the load"
 

@@ -110,4 +110,8 @@ def test_a_receiver_that_never_sleeps_detects_the_sfd_sooner(sfd: dict[str, Any]
     awake = next(c for c in sfd["cases"] if c["awake"])
     asleep = case(sfd, 0, awake["ppm"])
     assert awake["r1_detect_latency_us"]["max"] < asleep["r1_detect_latency_us"]["min"]
-    assert awake["slot_diff_us"]["mean"] == pytest.approx(asleep["slot_diff_us"]["mean"], abs=2 * CYCLE_US)
+    # The slot pin is raised by the compare interrupt; awake, each receiver
+    # spins in the idle loop, whose short critical sections delay it by a
+    # few cycles, differently on each clock (kernel changes to the idle loop
+    # move this mean: 2.4 cycles apart since the idle accounting's rewrite).
+    assert awake["slot_diff_us"]["mean"] == pytest.approx(asleep["slot_diff_us"]["mean"], abs=4 * CYCLE_US)
