@@ -14,10 +14,9 @@
  * Nobody exits: the host is in the loop until tern-sim stops. Every
  * BORDER_REPORT_S seconds each node prints its counters, e.g.
  * "stats ip node=0 forwarded=12 ... slip_frames=9 slip_dropped=0". */
-#include <string.h>
-
 #include "avr.h"
 #include "cc2420.h"
+#include "ip_link_cc2420.h"
 #include "ip_node.h"
 #include "mac802154.h"
 #include "slip.h"
@@ -41,36 +40,16 @@ enum { TASK_NET = 0 };
 static struct {
     uint16_t id, count;
     ip_node ip;
-    uint8_t mac_seq;
     uint16_t echoed, refused;
 } node;
 
 static uint32_t ms(uint32_t n) { return tern_clock_hz() / 1000u * n; }
-
-/* The radio link: one 802.15.4 data frame per 6LoWPAN payload. */
-static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *dst)
-{
-    static uint8_t mpdu[125]; /* static: the AVR's main stack is small */
-    size_t h = mac802154_header(mpdu, node.mac_seq++, PAN_ID, &node.ip.ll, dst);
-    if (h + len > sizeof mpdu)
-        return NET_ETOOBIG;
-    memcpy(mpdu + h, payload, len);
-    return cc2420_send(mpdu, (uint8_t)(h + len), true) == CC2420_OK ? NET_OK : NET_EBUSY;
-}
 
 /* The uplink: the datagram as one SLIP frame, sent before this returns. */
 static net_status slip_send(const uint8_t *ip, size_t len, uint8_t hop_limit)
 {
     slip_uart_send(ip, len, 7, hop_limit);
     return NET_OK;
-}
-
-static ip6_addr global_of(uint16_t id)
-{
-    ip6_addr a = {{0x20, 0x01, 0x0d, 0xb8}};
-    a.b[14] = (uint8_t)((id + 1) >> 8);
-    a.b[15] = (uint8_t)(id + 1);
-    return a;
 }
 
 static void report(void)
@@ -141,14 +120,15 @@ static void start(void)
         port_exit(2);
     }
     ll_addr me = ll_short(node.id);
-    ip6_addr global = global_of(node.id);
-    ip_node_init(&node.ip, &me, &global, link_send, 60000 /* ms: RFC 4944's reassembly timeout */);
+    ip_link_cc2420_init(&me, PAN_ID);
+    ip6_addr global = ip6_example_global(node.id);
+    ip_node_init(&node.ip, &me, &global, ip_link_cc2420_send, 60000 /* ms: RFC 4944's reassembly timeout */);
     /* the line: every other node through the neighbour on its side */
     for (uint16_t j = 0; j < node.count && node.ip.n_routes < IP_NODE_ROUTES - 1; j++) {
         if (j == node.id)
             continue;
         ll_addr next = ll_short(j > node.id ? node.id + 1 : node.id - 1);
-        ip6_addr dst = global_of(j);
+        ip6_addr dst = ip6_example_global(j);
         ip_node_route(&node.ip, &dst, &next);
     }
     /* the host's prefix: up the line, and from node 0 over SLIP */

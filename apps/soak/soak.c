@@ -16,9 +16,8 @@
  * in one piece, every message posted dispatched, and the drops of the
  * kernel, the radio driver and the IP layer by reason. tests/sim/
  * test_soak.py balances them across the network. */
-#include <string.h>
-
 #include "cc2420.h"
+#include "ip_link_cc2420.h"
 #include "ip_node.h"
 #include "mac802154.h"
 #include "tern/mem.h"
@@ -53,7 +52,6 @@ enum { TIMER_NEXT = 0, TIMER_REPORT = 1, TIMER_END = 2 };
 static struct {
     uint16_t id, count;
     ip_node ip;
-    uint8_t mac_seq;
     uint32_t rng;
     uint16_t round;    /* the request out (or last out) */
     uint16_t want_len; /* its length */
@@ -89,24 +87,6 @@ static uint32_t random32(void) /* xorshift32: the node's own sequence */
     return node.rng;
 }
 
-static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *dst)
-{
-    static uint8_t mpdu[125];
-    size_t h = mac802154_header(mpdu, node.mac_seq++, PAN_ID, &node.ip.ll, dst);
-    if (h + len > sizeof mpdu)
-        return NET_ETOOBIG;
-    memcpy(mpdu + h, payload, len);
-    return cc2420_send(mpdu, (uint8_t)(h + len), true) == CC2420_OK ? NET_OK : NET_EBUSY;
-}
-
-static ip6_addr global_of(uint16_t id)
-{
-    ip6_addr a = {{0x20, 0x01, 0x0d, 0xb8}};
-    a.b[14] = (uint8_t)((id + 1) >> 8);
-    a.b[15] = (uint8_t)(id + 1);
-    return a;
-}
-
 static int step(int from, int to) { return from < to ? from + 1 : from > to ? from - 1 : from; }
 
 /* One grid step toward j, diagonals included: the eight neighbours are in range. */
@@ -140,7 +120,7 @@ static void send_request(void)
     data[2] = (uint8_t)node.id;
     for (uint16_t i = HEADER; i < len; i++)
         data[i] = pattern(node.round, node.id, i);
-    ip6_addr to = global_of(dst);
+    ip6_addr to = ip6_example_global(dst);
     if (udp_sendto(&node.ip, &to, NULL, CLIENT_PORT, ECHO_PORT, data, len) != NET_OK) {
         node.refused++;
         return;
@@ -264,13 +244,14 @@ static void start(void)
         port_exit(2);
     }
     ll_addr me = ll_short(node.id);
-    ip6_addr global = global_of(node.id);
-    ip_node_init(&node.ip, &me, &global, link_send, 60000);
+    ip_link_cc2420_init(&me, PAN_ID);
+    ip6_addr global = ip6_example_global(node.id);
+    ip_node_init(&node.ip, &me, &global, ip_link_cc2420_send, 60000);
     for (uint16_t j = 0; j < node.count; j++) {
         if (j == node.id)
             continue;
         ll_addr next = ll_short(next_hop_to(j));
-        ip6_addr dst = global_of(j);
+        ip6_addr dst = ip6_example_global(j);
         ip_node_route(&node.ip, &dst, &next);
     }
     ip_node_bind(&node.ip, CLIENT_PORT, TASK_NET, PORT_UDP);

@@ -16,9 +16,8 @@
  *
  * Each line of the console: "tx n=3 len=200", "rx n=3 len=200 ok", and a
  * summary with the IP layer's counters. */
-#include <string.h>
-
 #include "cc2420.h"
+#include "ip_link_cc2420.h"
 #include "ip_node.h"
 #include "mac802154.h"
 #include "tern/port.h"
@@ -53,31 +52,11 @@ enum { TASK_NET = 0 };
 static struct {
     uint16_t id, count;
     ip_node ip;
-    uint8_t mac_seq;
     uint8_t round; /* client: the datagram out, 1-based */
     uint16_t echoed, timeouts, corrupt, refused;
 } node;
 
 static uint32_t ms(uint32_t n) { return tern_clock_hz() / 1000u * n; }
-
-/* The IP layer's link: one 802.15.4 data frame per 6LoWPAN payload. */
-static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *dst)
-{
-    static uint8_t mpdu[125]; /* static: the AVR's main stack is small */
-    size_t h = mac802154_header(mpdu, node.mac_seq++, PAN_ID, &node.ip.ll, dst);
-    if (h + len > sizeof mpdu)
-        return NET_ETOOBIG;
-    memcpy(mpdu + h, payload, len);
-    return cc2420_send(mpdu, (uint8_t)(h + len), true) == CC2420_OK ? NET_OK : NET_EBUSY;
-}
-
-static ip6_addr global_of(uint16_t id)
-{
-    ip6_addr a = {{0x20, 0x01, 0x0d, 0xb8}};
-    a.b[14] = (uint8_t)((id + 1) >> 8);
-    a.b[15] = (uint8_t)(id + 1);
-    return a;
-}
 
 static bool is_server(void) { return node.id == node.count - 1 && node.id != 0; }
 
@@ -95,7 +74,7 @@ static void send_round(void)
     }
     for (uint16_t i = 0; i < len; i++)
         data[i] = (uint8_t)(node.round * 31 + i);
-    ip6_addr dst = global_of((uint16_t)(node.count - 1));
+    ip6_addr dst = ip6_example_global((uint16_t)(node.count - 1));
     net_status s = udp_sendto(&node.ip, &dst, NULL, CLIENT_PORT, ECHO_PORT, data, len);
     if (s != NET_OK)
         node.refused++;
@@ -180,13 +159,14 @@ static void start(void)
     }
     node.count = tern_sim_node_count();
     ll_addr me = ll_short(node.id);
-    ip6_addr global = global_of(node.id);
-    ip_node_init(&node.ip, &me, &global, link_send, 60000 /* ms: RFC 4944's reassembly timeout */);
+    ip_link_cc2420_init(&me, PAN_ID);
+    ip6_addr global = ip6_example_global(node.id);
+    ip_node_init(&node.ip, &me, &global, ip_link_cc2420_send, 60000 /* ms: RFC 4944's reassembly timeout */);
     for (uint16_t j = 0; j < node.count && j < IP_NODE_ROUTES; j++) {
         if (j == node.id)
             continue;
         ll_addr next = ll_short(j > node.id ? node.id + 1 : node.id - 1);
-        ip6_addr dst = global_of(j);
+        ip6_addr dst = ip6_example_global(j);
         ip_node_route(&node.ip, &dst, &next);
     }
     if (node.id == 0) {
