@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "cc2420.h"
 #include "mac802154.h"
 
 static ll_addr self;
@@ -25,6 +24,15 @@ net_status ip_link_cc2420_send(const uint8_t *payload, uint8_t len, const ll_add
         return NET_ETOOBIG;
     memcpy(mpdu + h, payload, len);
     return cc2420_send(mpdu, (uint8_t)(h + len), true) == CC2420_OK ? NET_OK : NET_EBUSY;
+}
+
+bool ip_link_cc2420_input(ip_node *n, const cc2420_rx_frame *f, uint32_t now_ms)
+{
+    mac802154_frame m;
+    if (mac802154_parse(f->data, f->len, &m) != NET_OK || m.pan != pan)
+        return false;
+    ip_node_input(n, m.payload, m.payload_len, &m.src, &m.dst, now_ms);
+    return true;
 }
 
 ip6_addr ip6_example_global(uint16_t node)

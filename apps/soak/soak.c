@@ -19,7 +19,6 @@
 #include "cc2420.h"
 #include "ip_link_cc2420.h"
 #include "ip_node.h"
-#include "mac802154.h"
 #include "tern/mem.h"
 #include "tern/port.h"
 #include "tern/stats.h"
@@ -217,10 +216,7 @@ static void schedule_end(uint32_t duration_s)
 
 static void frame_in(const cc2420_rx_frame *f)
 {
-    mac802154_frame m;
-    if (mac802154_parse(f->data, f->len, &m) != NET_OK || m.pan != PAN_ID)
-        return;
-    ip_node_input(&node.ip, m.payload, m.payload_len, &m.src, &m.dst, (uint32_t)(tern_now() / ms(1)));
+    (void)ip_link_cc2420_input(&node.ip, f, (uint32_t)(tern_now() / ms(1)));
 }
 
 static void start(void)

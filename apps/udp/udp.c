@@ -19,7 +19,6 @@
 #include "cc2420.h"
 #include "ip_link_cc2420.h"
 #include "ip_node.h"
-#include "mac802154.h"
 #include "tern/port.h"
 #include "tern/tern.h"
 #include "tern_simavr_abi.h"
@@ -132,12 +131,8 @@ static void datagram(const ip_udp_rx *d)
 
 static void frame_in(const cc2420_rx_frame *f)
 {
-    mac802154_frame m;
-    if (mac802154_parse(f->data, f->len, &m) != NET_OK || m.pan != PAN_ID)
-        return; /* not a 6LoWPAN data frame of ours: the IP layer never sees it */
-    if (node.id != 0)
+    if (ip_link_cc2420_input(&node.ip, f, (uint32_t)(tern_now() / ms(1))) && node.id != 0)
         tern_timer_start(TIMER, ms(UDP_IDLE_MS), 0); /* still busy: the idle limit starts again */
-    ip_node_input(&node.ip, m.payload, m.payload_len, &m.src, &m.dst, (uint32_t)(tern_now() / ms(1)));
 }
 
 static void start(void)
