@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from terntools import scenario as scen
 from terntools import sim
 from terntools.errors import TernError
+from terntools.paths import repo_root
 
 SCENARIO = Path("docs") / "sim" / "soak.toml"
 HOUR_S = 3600.0
@@ -143,7 +144,6 @@ def balance(result: sim.SimResult, consoles: dict[str, str], duration_s: float) 
 
 def run(duration_s: float = HOUR_S, *, seed: int | None = None, out: Path | None = None, root: Path | None = None,
         log: TextIO | None = None) -> SoakResult:
-    from terntools.paths import repo_root
     root = root or repo_root()
     s = scen.load_scenario(root / SCENARIO, root=root).with_overrides(seed=seed, duration_s=duration_s)
     out = out or root / "results" / "soak"
