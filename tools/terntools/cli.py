@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (avrprofile, bipsbench, build, executor, micro, perfetto, readme, scenario, seed000,
+from terntools import (avrprofile, bipsbench, build, comos, executor, micro, perfetto, readme, scenario, seed000,
                        seed000_report, seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
 from terntools import psync
 from terntools.boards import Board, load_board
@@ -677,6 +677,8 @@ def build_parser() -> Parser:
     bp.add_argument("--work", type=Path, default=Path("results/bips"),
                     help="tern-sim's outputs (default %(default)s)")
     bp.set_defaults(func=cmd_bench_bips, prog_name="tern bench bips")
+
+    comos.register(bench_sub, Parser, _missing_command)
 
     sz = sub.add_parser("size", help="flash and RAM footprint of ELF images and objects",
                         description="text/data/bss per file (binutils size -B), flash = text+data, ram = data+bss.")
