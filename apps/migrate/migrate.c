@@ -16,6 +16,14 @@
  *   its next DESERIALIZE on module 2 and asks to move it there: it stays
  *   on module 1; then with MOVE_PAD_MAX/4, /2 and all of it as pad (CMakeLists.txt), there and back.
  *
+ * With MOVE_MODULES_MAX > 2 (migrate_big) the node may have up to that many
+ * processors: the image runs on as many as the bus has (procbus_count()),
+ * and each module beyond the second runs only its migrator and an idle,
+ * pinned task, so that every move waits for their FROZEN replies too
+ * (migration latency against the number of modules, docs/migration.md).
+ * The steps, the streams and the watchdog stretch by n / 2: a 1 kB move
+ * crosses n TDMA slots per frame.
+ *
  * Every move's outcome is printed on every module; the source prints its
  * latency on its own clock, from the request to the destination's result
  * (cycles and simulated microseconds). A module exits 0 once its checks
@@ -36,10 +44,24 @@
 #define TIMER_MS 45
 #define WATCHDOG_MS 4000
 
-enum { T_MIG_A, T_MIG_B, T_COUNTER, T_SEND_A, T_SEND_B, T_DRIVER, T_PINNED, N_TASKS };
-_Static_assert(N_TASKS <= TERN_MAX_TASKS, "CMakeLists.txt sets TERN_MAX_TASKS");
+#ifndef MOVE_MODULES_MAX
+#define MOVE_MODULES_MAX 2
+#endif
 
-static const tern_task_id migrators[] = {T_MIG_A, T_MIG_B};
+/* Modules 3.. (bus addresses 2..): T_EXTRA + 2 (k - 2) is module k's migrator,
+ * the next id its idle task. */
+enum { T_MIG_A, T_MIG_B, T_COUNTER, T_SEND_A, T_SEND_B, T_DRIVER, T_PINNED, T_EXTRA };
+#define N_TASKS_MAX (T_EXTRA + 2 * (MOVE_MODULES_MAX - 2))
+_Static_assert(N_TASKS_MAX <= TERN_MAX_TASKS, "CMakeLists.txt sets TERN_MAX_TASKS");
+_Static_assert(MOVE_MODULES_MAX <= 5 && MOVE_MODULES_MAX <= TERN_MAX_OUT_PORTS,
+               "the driver's ports: the counter and a bye per other module");
+
+static const tern_task_id migrators[MOVE_MODULES_MAX] = {T_MIG_A, T_MIG_B,
+#if MOVE_MODULES_MAX > 2
+                                                         T_EXTRA, T_EXTRA + 2, T_EXTRA + 4
+#endif
+};
+static uint8_t n_modules = 2; /* the bus's processors, at most MOVE_MODULES_MAX */
 
 #define IN_DATA TERN_PORT_APP(0) /* counter: the stream */
 #define IN_CTRL TERN_PORT_APP(1) /* counter: the driver's commands; pinned: bye */
@@ -65,7 +87,7 @@ typedef struct {
 static counter_state cs;
 
 static struct {
-    uint8_t step;
+    uint8_t step, byes;
     uint16_t sent, retries; /* this module's sender */
     bool complete;          /* module 1: the counter saw everything, here */
     bool bye;               /* module 2: the driver is done */
@@ -87,6 +109,8 @@ static uint32_t ms(uint32_t n) { return (uint32_t)((uint64_t)tern_clock_hz() * n
 static uint16_t u16(const note *n) { return (uint16_t)(n->lo | n->hi << 8); }
 static uint8_t here(void) { return tern_remote_address(); }
 static uint8_t pattern(uint16_t i, uint16_t len) { return (uint8_t)(i * 7u + len); }
+/* n_modules / 2 times n: the same at two modules as before */
+static uint16_t stretch(uint16_t n) { return (uint16_t)(n * n_modules / 2u); }
 
 static _Noreturn void finish(int status)
 {
@@ -205,7 +229,7 @@ static tern_status counter(void *state, tern_msg *m)
         if (m->len != sizeof *n || n->who > 1 || u16(n) != cs.next[n->who])
             bad("stream", n->who, u16(n));
         cs.next[n->who]++;
-        if (++cs.handled == 2 * STREAM_N) {
+        if (++cs.handled == 2 * stretch(STREAM_N)) {
             tern_printf("migrate %u: counter a=%u b=%u in order, handled=%u, arrivals=%u\n",
                         here(), cs.next[0], cs.next[1], cs.handled, cs.arrivals);
             if (here() != 0)
@@ -225,13 +249,13 @@ static tern_status sender(void *state, tern_msg *m)
     (void)state;
     if (m->port == TERN_PORT_INIT) {
         tern_timer_start(TIMER_STEP, ms(20), ms(SEND_MS));
-    } else if (m->port == TERN_PORT_TIMEOUT(TIMER_STEP) && me.sent < STREAM_N) {
+    } else if (m->port == TERN_PORT_TIMEOUT(TIMER_STEP) && me.sent < stretch(STREAM_N)) {
         tern_status st = post(0, here(), me.sent);
         if (st == TERN_EFULL || st == TERN_ENOMEM)
             me.retries++; /* the same number at the next tick */
         else if (st != TERN_OK)
             bad("send", me.sent, st);
-        else if (++me.sent == STREAM_N)
+        else if (++me.sent == stretch(STREAM_N))
             tern_timer_cancel(TIMER_STEP);
     }
     return TERN_OK;
@@ -318,17 +342,22 @@ static void step(void)
     }
     case 6: case 9: case 12: request(1); break;
     case 7: case 10: case 13: request(0); break;
-    default:
-        (void)ctrl(1, 'B', 0);
+    default: /* bye to pinned and every idle task */
+        while (me.byes < n_modules - 1) {
+            if (!ctrl((uint8_t)(1 + me.byes), 'B', 0))
+                return;
+            me.byes++;
+        }
         return;
     }
-    tern_timer_start(TIMER_STEP, ms(STEP_MS), 0);
+    tern_timer_start(TIMER_STEP, ms(stretch(STEP_MS)), 0);
 }
 
 static bool finished(void)
 {
     bool mine = here() == 0 ? me.complete && me.step > 14 : me.bye;
-    return mine && me.sent == STREAM_N && !tern_mig_busy(tern_move_engine(), T_COUNTER) &&
+    bool sender_done = here() > 1 || me.sent == stretch(STREAM_N); /* modules 3.. send nothing */
+    return mine && sender_done && !tern_mig_busy(tern_move_engine(), T_COUNTER) &&
            tern_remote_stats()->queue_depth == 0 && procbus_tx_free();
 }
 
@@ -337,9 +366,9 @@ static void check(void)
     print_outcomes();
     if (finished())
         finish(0);
-    if (++me.checks * 10u >= WATCHDOG_MS) {
+    if (++me.checks * 10u >= stretch(WATCHDOG_MS)) {
         tern_printf("migrate %u: unfinished after %u ms: step %u sent %u handled %u\n", here(),
-                    WATCHDOG_MS, me.step, me.sent, cs.handled);
+                    stretch(WATCHDOG_MS), me.step, me.sent, cs.handled);
         finish(5);
     }
 }
@@ -374,10 +403,21 @@ static tern_status pinned(void *state, tern_msg *m)
 #define M2 TERN_MODULE(1)
 
 static const tern_route to_counter[] = {TERN_TO_TASK(T_COUNTER, IN_DATA)};
-static const tern_route driver_routes[] = {TERN_TO_TASK(T_COUNTER, IN_CTRL),
-                                           TERN_TO_TASK(T_PINNED, IN_CTRL)};
+static const tern_route driver_routes[] = {
+    TERN_TO_TASK(T_COUNTER, IN_CTRL), TERN_TO_TASK(T_PINNED, IN_CTRL),
+#if MOVE_MODULES_MAX > 2
+    TERN_TO_TASK(T_EXTRA + 1, IN_CTRL), TERN_TO_TASK(T_EXTRA + 3, IN_CTRL), TERN_TO_TASK(T_EXTRA + 5, IN_CTRL),
+#endif
+};
 
-static const tern_task_desc tasks[] = {
+#define EXTRA(k, mig, idle)                                                                        \
+    {.name = mig, .id = T_EXTRA + 2 * ((k) - 3), .priority = 0, .handler = tern_move_handler,     \
+     .module = TERN_MODULE((k) - 1), .n_in_ports = TERN_MOVE_PORTS},                               \
+    {.name = idle, .id = T_EXTRA + 2 * ((k) - 3) + 1, .priority = 1, .handler = pinned,            \
+     .module = TERN_MODULE((k) - 1), .n_in_ports = 2}
+
+/* Not const: main() sets the driver's ports and the app's size by the bus. */
+static tern_task_desc tasks[N_TASKS_MAX] = {
     {.name = "mig_a", .id = T_MIG_A, .priority = 0, .handler = tern_move_handler, .module = M1,
      .n_in_ports = TERN_MOVE_PORTS},
     {.name = "mig_b", .id = T_MIG_B, .priority = 0, .handler = tern_move_handler, .module = M2,
@@ -392,9 +432,11 @@ static const tern_task_desc tasks[] = {
      .n_out_ports = 2, .routes = driver_routes},
     {.name = "pinned", .id = T_PINNED, .priority = 1, .handler = pinned, .module = M2,
      .n_in_ports = 2},
+#if MOVE_MODULES_MAX > 2
+    EXTRA(3, "mig_c", "idle_c"), EXTRA(4, "mig_d", "idle_d"), EXTRA(5, "mig_e", "idle_e"),
+#endif
 };
-static const tern_app_desc app = {.name = "migrate", .tasks = tasks, .n_tasks = N_TASKS,
-                                  .n_modules = 2};
+static tern_app_desc app = {.name = "migrate", .tasks = tasks, .n_tasks = T_EXTRA, .n_modules = 2};
 
 int main(void)
 {
@@ -405,8 +447,16 @@ int main(void)
         tern_printf("migrate: no processor bus: %s\n", tern_status_name(st));
         return 2;
     }
-    tern_printf("migrate %u: board %s, model %s, %lu Hz\n", here(), TERN_BOARD_NAME,
-                TERN_MODEL_NAME, (unsigned long)tern_clock_hz());
+    n_modules = procbus_count() < MOVE_MODULES_MAX ? procbus_count() : MOVE_MODULES_MAX;
+    if (n_modules < 2) {
+        tern_printf("migrate: %u processor(s) on the bus, 2 needed\n", procbus_count());
+        return 2;
+    }
+    app.n_modules = n_modules;
+    app.n_tasks = (uint8_t)(T_EXTRA + 2 * (n_modules - 2));
+    tasks[T_DRIVER].n_out_ports = n_modules; /* the counter, then a bye per other module */
+    tern_printf("migrate %u: board %s, model %s, %lu Hz, %u modules\n", here(), TERN_BOARD_NAME,
+                TERN_MODEL_NAME, (unsigned long)tern_clock_hz(), n_modules);
     if (tern_app_start(&app, &err) != TERN_OK) {
         tern_printf("migrate: %s\n", err.text);
         return 1;

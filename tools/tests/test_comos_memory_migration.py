@@ -1,0 +1,66 @@
+"""`tern bench comos memory` and `migration`: the grouping of objects into
+seed 002's components and the reading and fitting of migration latencies
+(tools/terntools/comos_memory.py, comos_migration.py)."""
+from __future__ import annotations
+
+import pytest
+
+from terntools import comos_memory as cm
+from terntools import comos_migration as mig
+from terntools.errors import TernError
+from terntools.scenario import load_scenario
+from terntools.sizes import FileSize
+
+
+def test_every_object_goes_to_one_component() -> None:
+    assert cm.component_of("kernel/heap.c") == "Memory management"
+    assert cm.component_of("kernel/timer.c") == "Virtual timer"
+    assert cm.component_of("kernel/task_move.c") == "Migration protocol"
+    assert cm.component_of("kernel/msg.c") == "Messaging kernel"
+    assert cm.component_of("libgcc.a(_muldi3.o)") == "Messaging kernel"
+    assert cm.component_of("drivers/procbus/procbus.c") == "Hardware drivers"
+    assert cm.component_of("arch/avr/startup.c") == "Hardware drivers"
+    assert cm.component_of("migrate.c") == "Application"
+
+
+def test_group_sums_objects_and_gives_the_rest_to_the_messaging_kernel() -> None:
+    objs = [FileSize("kernel/msg.c", 100, 2, 10), FileSize("kernel/heap.c", 50, 0, 300),
+            FileSize("migrate.c", 30, 4, 5), FileSize("kernel/migrate.c", 70, 0, 0)]
+    total = FileSize("x.elf", 260, 6, 325)  # 10 bytes of text (vectors) no object claims
+    comps = {c.name: c for c in cm.group(objs, total, heap=256)}
+    assert comps["Messaging kernel"].text == 110 and comps["Messaging kernel"].bss == 20
+    assert comps["Memory management"].bss == 44  # the heap arena is not counted
+    assert comps["Application"].static_data == 9
+    assert sum(c.text for c in comps.values()) == total.text
+    with pytest.raises(TernError, match="heap arena"):
+        cm.group(objs, total, heap=400)
+
+
+CONSOLE = """migrate 0: board module-m1284, model priority, 20000000 Hz, 3 modules
+migrate 0: counter moved (TERN_OK) now on module 1 state 10 bytes latency 90584 cycles 4529 us
+migrate 0: counter stayed (TERN_EINVAL) now on module 0 state 10 bytes latency 116584 cycles 5829 us
+migrate 0: counter moved (TERN_OK) now on module 1 state 1034 bytes latency 483601 cycles 24180 us
+"""
+
+
+def test_latency_lines_are_read_and_a_failed_check_fails_the_run() -> None:
+    rows = mig.parse_console(CONSOLE, "m1")
+    assert [(r["outcome"], r["state_bytes"], r["cycles"], r["us"]) for r in rows] == [
+        ("moved", 10, 90584, 4529), ("stayed", 10, 116584, 5829), ("moved", 1034, 483601, 24180)]
+    with pytest.raises(TernError, match="m2: apps/migrate failed a check"):
+        mig.parse_console(CONSOLE + "migrate 1: bad stream 0 7\n", "m2")
+
+
+def test_fit_is_least_squares() -> None:
+    a, b = mig.fit([(0, 3.5), (100, 4.8), (1000, 16.5)])
+    assert a == pytest.approx(3.5) and b == pytest.approx(0.013)
+    with pytest.raises(TernError):
+        mig.fit([(10, 1.0), (10, 2.0)])
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_generated_scenarios_are_valid(n: int, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    p = tmp_path / "s.toml"
+    p.write_text(mig.scenario_text(n))
+    s = load_scenario(p)
+    assert len(s.nodes) == n
