@@ -131,10 +131,13 @@ mux_status mux_send(uint8_t to_id, uint16_t dst, const void *payload, uint8_t le
     const mux_tx_desc *d = &cfg->tx[i];
     if (len == 0 || (len && !payload))
         return MUX_EINVAL;
-    if (len > d->max_len)
+    tern_irq_state s = port_irq_save(); /* counters: tasks of preemptive models share them */
+    if (len > d->max_len) {
+        tx_count[i].too_long++;
+        port_irq_restore(s);
         return MUX_ETOOLONG;
+    }
     tx_state *t = &txs[i];
-    tern_irq_state s = port_irq_save();
     if (t->n == d->depth) {
         tx_count[i].full++;
         port_irq_restore(s);

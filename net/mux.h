@@ -34,7 +34,7 @@ typedef enum {
     MUX_OK = 0,
     MUX_EINVAL,     /* a bad field in the configuration or call (named in the text) */
     MUX_ENOTO,      /* no TX TO with that id */
-    MUX_ETOOLONG,   /* payload longer than the TO's max_len */
+    MUX_ETOOLONG,   /* payload longer than the TO's max_len (counted: too_long) */
     MUX_EFULL,      /* the TO holds `depth` frames already (counted: full) */
     MUX_EDUPLICATE, /* two TOs with one id */
     MUX_ENOREGION,  /* a TO bound to a region id no region of the BCS has */
@@ -121,6 +121,7 @@ typedef struct {
 
 typedef struct {
     uint16_t enqueued, full, sent, failed, late, retries, confirm_lost;
+    uint16_t too_long; /* mux_send refused MUX_ETOOLONG */
 } mux_tx_counters;
 
 typedef struct {
