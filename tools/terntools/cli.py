@@ -17,8 +17,7 @@ from typing import Any, NoReturn, TextIO, cast
 
 from terntools import (avrprofile, bipsbench, build, comos, executor, micro, perfetto, readme, scenario, seed000,
                        seed000_report, seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
-from terntools import psync
-from terntools import comos_memory, comos_migration  # noqa: F401  (they register `tern bench comos` experiments)
+from terntools import comos_memory, comos_migration, comos_psync  # noqa: F401  (`tern bench comos` experiments)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root
@@ -424,17 +423,6 @@ def cmd_bench_bips(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- psync
-
-
-def cmd_psync(args: argparse.Namespace) -> int:
-    result = psync.of_run(args.run, args.reference, args.label)
-    print(psync.text_table(result), end="")
-    _write_json(args.run / "psync.json", psync.to_json(result))
-    print(f"tern psync: {args.run / 'psync.json'}", file=sys.stderr)
-    return 0 if result.missing == 0 else 1
-
-
 # --------------------------------------------------------------------------- soak
 
 
@@ -722,16 +710,6 @@ def build_parser() -> Parser:
     _scheduler_flag(sm)
     sm.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
     sm.set_defaults(func=cmd_sim, prog_name="tern sim")
-
-    ps = sub.add_parser("psync", help="processor time sync's precision from a tern-sim run of apps/psync",
-                        description="Read RUN/events.jsonl of a `tern sim docs/sim/psync.toml --out RUN` run: each "
-                        "processor's rising edges of the pulse pin against the reference's, one row per second "
-                        "(simulated us); writes RUN/psync.json. Exit 1 when a processor missed a pulse.")  # fmt: skip
-    ps.add_argument("run", type=Path, metavar="RUN")
-    ps.add_argument("--reference", default="master", help="the node whose edges the others are measured "
-                    "against (default: master)")  # fmt: skip
-    ps.add_argument("--label", default="pulse", help="the [[pin]] label (default: pulse)")
-    ps.set_defaults(func=cmd_psync, prog_name="tern psync")
 
     so = sub.add_parser("soak", help="the soak of docs/reliability.md: 20 nodes of mixed UDP traffic for a "
                         "simulated hour, then every node's balance",

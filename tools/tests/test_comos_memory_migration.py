@@ -64,3 +64,24 @@ def test_generated_scenarios_are_valid(n: int, tmp_path) -> None:  # type: ignor
     p.write_text(mig.scenario_text(n))
     s = load_scenario(p)
     assert len(s.nodes) == n
+
+
+def test_psync_reads_a_run_and_fails_on_a_missed_pulse(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`tern bench comos psync --run` (formerly `tern psync`): offsets from the
+    reference's edges, JSON in --out; exit 1 when a processor has no edge."""
+    import json
+
+    from terntools.cli import main
+
+    def edge(node: str, t_ps: int) -> str:
+        return json.dumps({"t_ps": t_ps, "node": node, "event": "pin", "label": "pulse", "value": 1})
+
+    run = tmp_path / "run"
+    run.mkdir()
+    s = 1_000_000_000_000
+    (run / "events.jsonl").write_text("\n".join([edge("master", s), edge("m1", s + 2_000_000),
+                                                 edge("master", 2 * s)]) + "\n")
+    code = main(["bench", "comos", "psync", "--run", str(run), "--out", str(tmp_path / "out")])
+    doc = json.loads((tmp_path / "out" / "psync.json").read_text())
+    assert code == 1 and doc["missing"] == 1 and doc["max_abs_us"] == 2.0
+    assert "+2.000" in capsys.readouterr().out
