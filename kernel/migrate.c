@@ -32,6 +32,20 @@ static uint64_t get_u64(const uint8_t *p)
     return v;
 }
 
+/* The clock of the step deadlines. */
+static tern_time step_now(tern_mig *m)
+{
+    return m->ops->local_now ? m->ops->local_now(m->ctx) : m->ops->global_now(m->ctx);
+}
+
+/* Give up the slot's step `timeouts` timeouts from now. Not inlined: it
+ * sits on the path that attaches a task (whose handler runs deep), where
+ * its 64-bit arithmetic would cost registers saved on the stack. */
+static __attribute__((noinline)) void set_deadline(tern_mig *m, tern_mig_slot *s, uint8_t timeouts)
+{
+    s->deadline = step_now(m) + timeouts * m->timeout;
+}
+
 static tern_mig_slot *slot_of(tern_mig *m, tern_task_id t)
 {
     for (unsigned i = 0; i < TERN_MIG_SLOTS; i++)
@@ -111,6 +125,7 @@ tern_status tern_mig_init(tern_mig *m, const tern_mig_ops *ops, void *ctx, uint8
     m->self = self;
     m->n_modules = n_modules;
     m->mtu = mtu;
+    m->timeout = TERN_MIG_TIMEOUT;
     return TERN_OK;
 }
 
@@ -185,6 +200,7 @@ static tern_status mig_start(tern_mig *m, tern_task_id t, uint8_t dst, uint8_t r
     s->requester = requester;
     s->id = ++m->next_id;
     s->replies = (uint8_t)(1u << m->self);
+    set_deadline(m, s, 1);
     m->image_len = 0;
     m->stats.started++;
     send_hdr(m, -1, TERN_MIG_FREEZE, s, 0);
@@ -262,6 +278,7 @@ static void mig_on_freeze(tern_mig *m, const uint8_t *b)
     s->src = b[H_SRC];
     s->dst = b[H_DST];
     s->id = b[H_ID];
+    set_deadline(m, s, 3);
     m->ops->freeze(m->ctx, s->task);
     send_hdr(m, s->src, TERN_MIG_FROZEN, s, m->self);
 }
@@ -342,8 +359,10 @@ static void mig_send_state(tern_mig *m, tern_mig_slot *s)
     }
     m->image_len = off;
     s->role = TERN_MIG_SRC_SENT;
+    set_deadline(m, s, 1); /* refreshed once it is sent */
     if (!m->mtu || off <= m->mtu) {
         send_to(m, s->dst, p, off);
+        set_deadline(m, s, 1);
         return;
     }
     /* Larger than a bus frame: fragments in order (the link is FIFO), each
@@ -363,6 +382,7 @@ static void mig_send_state(tern_mig *m, tern_mig_slot *s)
         memcpy(f + HDR, p + at, n);
         send_to(m, s->dst, f, (uint16_t)(HDR + n));
     }
+    set_deadline(m, s, 1);
 }
 
 tern_status tern_mig_serialized(tern_mig *m, tern_task_id t, const void *state, uint16_t len)
@@ -488,23 +508,31 @@ static void mig_on_state(tern_mig *m, tern_mig_slot *s, const uint8_t *b, uint16
     mig_on_result(m, s, st);
 }
 
+/* The source cannot (or must not) resume the task: killed everywhere;
+ * the `lost` messages of its image are counted. */
+static void mig_kill(tern_mig *m, tern_mig_slot *s, tern_status why, uint8_t lost)
+{
+    send_hdr(m, -1, TERN_MIG_KILLED, s, (uint8_t)why);
+    m->stats.lost_msgs += lost;
+    m->ops->killed(m->ctx, s->task, lost);
+    m->stats.killed++;
+    s->role = TERN_MIG_IDLE;
+    done(m, s->task, TERN_MIG_LOST, why);
+}
+
 /* Step 7, failure at the source: re-attach the task from the image it
  * kept; if even that fails the task is killed everywhere. */
-static void mig_resume(tern_mig *m, tern_mig_slot *s, tern_status why)
+/* not inlined: its image on the stack would add to mig_on_state's, the
+ * deepest path (attach calls the task's handler) */
+static __attribute__((noinline)) void mig_resume(tern_mig *m, tern_mig_slot *s, tern_status why)
 {
     tern_mig_image img;
     tern_status st = decode(m, m->image, m->image_len, &img) ? m->ops->attach(m->ctx, &img)
                                                              : TERN_EINVAL;
-    if (st == TERN_OK) {
+    if (st == TERN_OK)
         mig_abort(m, s, why);
-        return;
-    }
-    send_hdr(m, -1, TERN_MIG_KILLED, s, (uint8_t)st);
-    m->stats.lost_msgs += img.n_msgs;
-    m->ops->killed(m->ctx, s->task, img.n_msgs);
-    m->stats.killed++;
-    s->role = TERN_MIG_IDLE;
-    done(m, s->task, TERN_MIG_LOST, st);
+    else
+        mig_kill(m, s, st, img.n_msgs);
 }
 
 /* Step 7 everywhere: on success update the routing entry, and only then
@@ -531,6 +559,7 @@ static void mig_on_result(tern_mig *m, tern_mig_slot *s, tern_status st)
 static void mig_on_state_part(tern_mig *m, tern_mig_slot *s, const uint8_t *b, uint16_t len)
 {
     uint16_t n = (uint16_t)(len - HDR);
+    set_deadline(m, s, 3); /* the source is alive */
     if (s->rx_len == 0 && (image_busy(m) || s->rx_bad))
         s->rx_bad = 1;
     else if (!s->rx_bad && (uint32_t)s->rx_len + n <= TERN_MIG_IMAGE_MAX) {
@@ -547,6 +576,16 @@ static void mig_on_state_part(tern_mig *m, tern_mig_slot *s, const uint8_t *b, u
     s->rx_len = 0;
     s->rx_bad = 0;
     mig_on_state(m, s, bad ? NULL : m->image, total);
+}
+
+/* A fragmented STATE that will not be finished: its bytes in m->image are
+ * let go (image_busy looks at rx_len), counted. */
+static void discard_partial(tern_mig *m, tern_mig_slot *s)
+{
+    if (s->rx_len || s->rx_bad)
+        m->stats.partial_dropped++;
+    s->rx_len = 0;
+    s->rx_bad = 0;
 }
 
 void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *b, uint16_t len)
@@ -610,6 +649,7 @@ void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *b, uint16_t len)
             m->stats.bad_messages++;
             return;
         }
+        discard_partial(m, s);
         if (b[H_KIND] == TERN_MIG_KILLED)
             m->ops->killed(m->ctx, s->task, 0);
         else
@@ -619,6 +659,47 @@ void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *b, uint16_t len)
              (tern_status)b[H_AUX]);
         return;
     }
+}
+
+/* The held messages a source's image carries (its count byte). */
+static uint8_t image_msgs(const tern_mig *m)
+{
+    uint32_t off = IMG_STATE + 2u + get_u16(m->image + IMG_STATE);
+    return off < m->image_len ? m->image[off] : 0;
+}
+
+void tern_mig_poll(tern_mig *m)
+{
+    tern_time now = step_now(m);
+    for (unsigned i = 0; i < TERN_MIG_SLOTS; i++) {
+        tern_mig_slot *s = &m->slots[i];
+        if (s->role == TERN_MIG_IDLE || now < s->deadline)
+            continue;
+        m->stats.timeouts++;
+        switch (s->role) {
+        case TERN_MIG_SRC_FREEZING: /* the task never left: it goes on here */
+            mig_abort(m, s, TERN_ETIMEOUT);
+            break;
+        case TERN_MIG_SRC_SENT: /* it left: resuming could make two */
+            mig_kill(m, s, TERN_ETIMEOUT, image_msgs(m));
+            break;
+        default: /* the source died with the task, or with its image */
+            discard_partial(m, s);
+            m->ops->killed(m->ctx, s->task, 0);
+            s->role = TERN_MIG_IDLE;
+            done(m, s->task, TERN_MIG_LOST, TERN_ETIMEOUT);
+            break;
+        }
+    }
+}
+
+tern_time tern_mig_deadline(const tern_mig *m)
+{
+    tern_time first = 0;
+    for (unsigned i = 0; i < TERN_MIG_SLOTS; i++)
+        if (m->slots[i].role != TERN_MIG_IDLE && (!first || m->slots[i].deadline < first))
+            first = m->slots[i].deadline;
+    return first;
 }
 
 tern_status tern_mig_put_msg(tern_mig_writer *w, tern_task_id src, tern_port port,

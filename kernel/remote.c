@@ -528,6 +528,30 @@ static tern_status set_frozen(tern_task_id id, bool on)
 tern_status tern_remote_freeze(tern_task_id id) { return set_frozen(id, true); }
 tern_status tern_remote_unfreeze(tern_task_id id) { return set_frozen(id, false); }
 
+tern_status tern_remote_forget(tern_task_id id)
+{
+    if (!bus || id >= TERN_MAX_TASKS)
+        return TERN_ENOTASK;
+    tern_irq_state s = port_irq_save();
+    tern_msg **pp = &queue;
+    while (*pp) {
+        tern_msg *m = *pp;
+        if ((m->flags & QUEUED_MCAST) || m->dst != id) {
+            pp = &m->next;
+            continue;
+        }
+        *pp = m->next;
+        counters.queue_depth--;
+        drop(TERN_REMOTE_DROP_KILLED);
+        if (m->payload)
+            heap_free(m->payload);
+        msg_free(m);
+    }
+    tcbs[id].module = TERN_REMOTE_NONE;
+    port_irq_restore(s);
+    return set_frozen(id, false);
+}
+
 uint16_t tern_remote_sendable(void)
 {
     uint16_t n = 0;
@@ -556,6 +580,7 @@ const char *tern_remote_drop_name(tern_remote_drop_reason r)
         [TERN_REMOTE_DROP_NO_TASK] = "no_task",
         [TERN_REMOTE_DROP_NO_PORT] = "no_port",
         [TERN_REMOTE_DROP_REFUSED] = "refused",
+        [TERN_REMOTE_DROP_KILLED] = "task_killed",
     };
     return (unsigned)r < TERN_REMOTE_DROP_REASONS ? names[r] : "?";
 }

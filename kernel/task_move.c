@@ -20,6 +20,7 @@ static struct {
     bool serialized;
     tern_task_id started_task; /* moving from here since `started` */
     tern_time started;
+    tern_time armed_due; /* the engine deadline the migrator's timer is set for */
     uint8_t frozen[(TERN_MAX_TASKS + 7) / 8]; /* frozen here: its messages are on its hold list */
     uint8_t away[(TERN_MAX_TASKS + 7) / 8];   /* detached: what is posted to it waits here */
     tern_move_stats stats;
@@ -127,6 +128,12 @@ static tern_time op_global_now(void *ctx)
 {
     (void)ctx;
     return tern_global_now();
+}
+
+static tern_time op_local_now(void *ctx)
+{
+    (void)ctx;
+    return tern_now();
 }
 
 /* --- freezing ------------------------------------------------------------------------ */
@@ -416,6 +423,7 @@ static void op_killed(void *ctx, tern_task_id t, uint8_t lost)
 {
     (void)ctx;
     mv.stats.lost_msgs += lost;
+    tern_remote_forget(t); /* what this module's senders held for it, and its route */
     tern_irq_state s = port_irq_save();
     if (bit(mv.away, t)) {
         for (tern_msg *m = tern_tasks[t].held_head; m; m = m->next)
@@ -444,12 +452,32 @@ static void op_done(void *ctx, tern_task_id t, tern_mig_outcome o, tern_status w
 
 static const tern_mig_ops ops = {
     .send = op_send, .multicast = op_multicast, .locate = op_locate, .movable = op_movable,
-    .name = op_name, .global_now = op_global_now, .freeze = op_freeze,
+    .name = op_name, .global_now = op_global_now, .local_now = op_local_now, .freeze = op_freeze,
     .unfreeze = op_unfreeze, .route = op_route, .serialize = op_serialize,
     .detach = op_detach, .attach = op_attach, .killed = op_killed, .done = op_done,
 };
 
 /* --- the migrator task --------------------------------------------------------------- */
+
+/* The engine's deadlines (a peer that died mid-migration) on the migrator's
+ * timer MOVE_TIMER: armed only while a migration is in progress here, so
+ * an idle module does not wake for it. */
+#define MOVE_TIMER 0
+
+static __attribute__((noinline)) void arm_deadline(void) /* off the deep path */
+{
+    tern_time due = tern_mig_deadline(&mv.mig);
+    if (due == mv.armed_due)
+        return;
+    mv.armed_due = due;
+    tern_task_id self = mv.migrators[tern_remote_address()];
+    tern_irq_state s = port_irq_save();
+    if (due)
+        timer_arm_for(self, MOVE_TIMER, due, 0); /* local ticks (op_local_now) */
+    else
+        tern_alarm_cancel(&tern_tasks[self].timers[MOVE_TIMER]);
+    port_irq_restore(s);
+}
 
 tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrators,
                            void (*done)(tern_task_id, tern_mig_outcome, tern_status))
@@ -464,8 +492,11 @@ tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrato
     mv.migrators = migrators;
     mv.done = done;
     mv.to_serialize = mv.serializing = mv.started_task = TERN_NO_TASK;
-    return tern_mig_init(&mv.mig, &ops, NULL, self, app->n_modules,
-                         TERN_REMOTE_FRAME_MAX - TERN_REMOTE_HEADER);
+    mv.armed_due = 0;
+    tern_status st = tern_mig_init(&mv.mig, &ops, NULL, self, app->n_modules,
+                                   TERN_REMOTE_FRAME_MAX - TERN_REMOTE_HEADER);
+    mv.mig.timeout = ns_to_ticks(TERN_MIG_TIMEOUT);
+    return st;
 }
 
 tern_status tern_move_handler(void *state, tern_msg *m)
@@ -475,6 +506,9 @@ tern_status tern_move_handler(void *state, tern_msg *m)
         tern_mig_receive(&mv.mig, tern_remote_module_of(m->src), m->payload, m->len);
     else if (m->port == TERN_MOVE_PORT_SERIALIZE)
         run_serialize();
+    else if (m->port == TERN_PORT_TIMEOUT(MOVE_TIMER))
+        tern_mig_poll(&mv.mig);
+    arm_deadline();
     return TERN_OK;
 }
 
@@ -486,7 +520,9 @@ tern_status tern_move_request(tern_task_id t, uint8_t dst)
                       tern_tasks[t].desc->name);
         return TERN_ESTATE;
     }
-    return tern_mig_request(&mv.mig, t, dst);
+    tern_status st = tern_mig_request(&mv.mig, t, dst);
+    arm_deadline();
+    return st;
 }
 
 const char *tern_move_error(void) { return mv.mig.error; }

@@ -39,6 +39,16 @@
 #define TERN_MIG_FRAGMENT_MAX 64 /* image bytes per STATE fragment at most (a stack buffer) */
 #endif
 
+/* How long a step may wait for a peer, in units of ops->local_now (or of
+ * global_now: ns on a processor, tern/gtime.h). A source gives up after one timeout per
+ * step; the other processors wait three (the source's two steps and the
+ * frames in flight), so that a live source always decides first. It must
+ * be longer than any exchange between live processors takes (a 1 kB STATE
+ * over tern-sim's bus: 17 ms, docs/migration.md). */
+#ifndef TERN_MIG_TIMEOUT
+#define TERN_MIG_TIMEOUT 250000000ull
+#endif
+
 #define TERN_MIG_NOWHERE 0xFF /* locate(): the task is on no processor (killed, unknown) */
 
 /* Protocol messages (the first byte of every migrator message). */
@@ -125,6 +135,9 @@ typedef struct {
     bool (*movable)(void *ctx, tern_task_id t);   /* seed 002's COMOS_TASK_MOVABLE */
     const char *(*name)(void *ctx, tern_task_id t);
     tern_time (*global_now)(void *ctx); /* the node's synchronized clock */
+    /* Optional: a cheaper monotonic clock for the step deadlines (m->timeout
+     * in its units); without it they use global_now. */
+    tern_time (*local_now)(void *ctx);
     /* local kernel operations */
     /* From now on every message to t posted on this processor waits at its
      * sender (the bus manager's queue included: nothing to t leaves this
@@ -163,6 +176,8 @@ typedef struct {
     uint32_t timers_fired;     /* expiries that fell while a task was in flight */
     uint32_t lost_msgs;        /* held messages of an image whose task was killed */
     uint32_t stale;            /* late messages of a migration already ended here (ignored) */
+    uint32_t timeouts;         /* steps given up because a peer did not answer (TERN_ETIMEOUT) */
+    uint32_t partial_dropped;  /* destination: fragmented STATEs discarded unfinished */
 } tern_mig_stats;
 
 typedef enum {
@@ -182,6 +197,7 @@ typedef struct {
     uint8_t declined;   /* source: a processor had no slot to follow the migration */
     uint8_t rx_bad;     /* destination: a fragment could not be kept */
     uint16_t rx_len;    /* destination: bytes of a fragmented STATE so far */
+    tern_time deadline; /* global clock: this step is given up then (tern_mig_poll) */
 } tern_mig_slot;
 
 typedef struct {
@@ -190,6 +206,7 @@ typedef struct {
     uint8_t self, n_modules;
     uint8_t next_id;
     uint16_t mtu; /* largest message the transport carries, 0: no limit */
+    tern_time timeout; /* TERN_MIG_TIMEOUT unless changed after tern_mig_init */
     tern_mig_slot slots[TERN_MIG_SLOTS];
     tern_mig_stats stats;
     /* The source's image: header, serialized state, then what detach adds.
@@ -219,6 +236,24 @@ void tern_mig_receive(tern_mig *m, uint8_t from, const uint8_t *buf, uint16_t le
 
 /* The kernel: task t's SERIALIZE handler has produced its state. */
 tern_status tern_mig_serialized(tern_mig *m, tern_task_id t, const void *state, uint16_t len);
+
+/* Give up every step whose deadline has passed (a processor that died or
+ * stopped mid-migration, a last fragment that never came), counted in
+ * stats.timeouts, the outcome's status TERN_ETIMEOUT:
+ *  - a source still waiting for FROZEN replies holds the task: RESUMED,
+ *    it goes on here (STAYED);
+ *  - a source that sent STATE no longer holds it (the destination may have
+ *    attached it and died): KILLED everywhere (LOST), as when it cannot
+ *    resume; it never resumes, so the task is never on two processors even
+ *    if the timeout was too short;
+ *  - any other processor (the source died): discards a partial STATE
+ *    (stats.partial_dropped), drops what its senders held for the task
+ *    (ops.killed) and reports LOST.
+ * Call it periodically while tern_mig_deadline() is not 0. */
+void tern_mig_poll(tern_mig *m);
+
+/* The earliest deadline of the migrations in progress here, 0 if none. */
+tern_time tern_mig_deadline(const tern_mig *m);
 
 /* True while t is frozen or in flight as far as this processor knows. */
 bool tern_mig_busy(const tern_mig *m, tern_task_id t);

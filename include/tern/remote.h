@@ -118,6 +118,12 @@ tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id d
 tern_status tern_remote_freeze(tern_task_id id);
 tern_status tern_remote_unfreeze(tern_task_id id);
 
+/* The migrator's KILLED (tern_mig_ops.killed): task id is gone for good.
+ * Unicasts waiting for it in the bus queue are dropped (counted: task_killed),
+ * its TCB no longer names a module (later sends: TERN_ENOTASK, counted
+ * no_task by the kernel) and the freeze ends. Errors as freeze. */
+tern_status tern_remote_forget(tern_task_id id);
+
 /* Messages in the bus queue that wait for the bus: not held for a frozen
  * task, not for a task that has moved here. The migrator waits for these
  * before queueing its next STATE fragment. */
@@ -136,6 +142,7 @@ typedef enum {
     TERN_REMOTE_DROP_NO_TASK,      /* received: the destination is not here */
     TERN_REMOTE_DROP_NO_PORT,      /* received: the destination has no such port */
     TERN_REMOTE_DROP_REFUSED,      /* received: refused otherwise (finalizing task) */
+    TERN_REMOTE_DROP_KILLED,       /* queued for a task a failed migration killed */
     TERN_REMOTE_DROP_REASONS
 } tern_remote_drop_reason;
 

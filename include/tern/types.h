@@ -28,6 +28,7 @@ typedef enum {
     TERN_ESTATE,     /* call not allowed in the current state */
     TERN_EOWNER,     /* memory block not owned by the caller */
     TERN_EPINNED,    /* the task may not move to another processor (not movable) */
+    TERN_ETIMEOUT,   /* a peer did not answer in time (a processor that died or stalled) */
     TERN_STATUS_COUNT
 } tern_status;
 

@@ -69,6 +69,7 @@ typedef struct {
     tern_time deadline, period;
     bool serialize_pending;
     bool fail_attach; /* this processor's DESERIALIZE fails */
+    bool dead;        /* stopped: takes no step, what reaches it is lost */
     int outcome;      /* -1 none, else tern_mig_outcome */
     tern_status why;
 } proc;
@@ -91,6 +92,7 @@ static struct {
     uint16_t mtu; /* 0, or a bus frame's payload: STATE goes in fragments */
     uint16_t pad; /* bytes of task state beyond task_state */
     bool fuzz;    /* attach only reads the image, then refuses it */
+    bool dead;    /* a processor has died */
     unsigned attach_calls;
 } w;
 
@@ -396,7 +398,7 @@ static unsigned where_count(void)
 static bool busy(void)
 {
     for (unsigned i = 0; i < w.n; i++)
-        if (tern_mig_busy(&w.p[i].mig, T))
+        if (!w.p[i].dead && tern_mig_busy(&w.p[i].mig, T))
             return true;
     return false;
 }
@@ -427,7 +429,10 @@ static void deliver(uint8_t from, uint8_t to)
     if (!l->head)
         l->tail = NULL;
     proc *p = &w.p[to];
-    if (x->b[0] == DATA) {
+    if (p->dead) {
+        /* lost with the processor (a frame already on the bus still
+         * reaches the living: links from a dead one keep delivering) */
+    } else if (x->b[0] == DATA) {
         amsg m = {x->b[1], x->b[2], 0};
         m.seq = (uint32_t)x->b[3] | (uint32_t)x->b[4] << 8 | (uint32_t)x->b[5] << 16 |
                 (uint32_t)x->b[6] << 24;
@@ -443,6 +448,9 @@ static void tick(void)
     w.now++;
     for (unsigned i = 0; i < w.n; i++) {
         proc *p = &w.p[i];
+        if (p->dead)
+            continue;
+        tern_mig_poll(&p->mig);
         if (p->has_task && p->timer_on && p->deadline <= w.now) {
             qpush(&p->q, (amsg){0xFF, TERN_PORT_TIMEOUT(1), 0});
             if (p->period)
@@ -465,10 +473,12 @@ static bool step(bool clock)
             if (w.l[i][j].head)
                 ev[n++] = (int)(i * MAXP + j);
     for (unsigned s = 0; s < SENDERS; s++)
-        if (w.sent[s] < w.budget && !w.p[w.sender_at[s]].killed)
+        if (w.sent[s] < w.budget && !w.p[w.sender_at[s]].killed && !w.p[w.sender_at[s]].dead)
             ev[n++] = 100 + (int)s;
     for (unsigned i = 0; i < w.n; i++) {
         proc *p = &w.p[i];
+        if (p->dead)
+            continue;
         if (p->has_task && !p->frozen && p->q.n)
             ev[n++] = 200 + (int)i;
         if (p->serialize_pending)
@@ -502,7 +512,7 @@ static bool step(bool clock)
     }
     /* never on two processors; on exactly one unless in flight or killed */
     assert_true(where_count() <= 1);
-    if (!busy() && !w.p[0].killed)
+    if (!busy() && !w.p[0].killed && !w.dead)
         assert_int_equal(where_count(), 1);
     return true;
 }
@@ -871,6 +881,127 @@ static void test_refusals_by_name(void **st)
     free_links();
 }
 
+/* A processor dies (stops: no step, what reaches it is lost) at a random
+ * moment of a migration: the source (0), the destination (1) or a third.
+ * The living give up by their deadlines (tern_mig_poll at every clock
+ * step, timeout 50 steps) and agree: the task ended MOVED (on the
+ * destination, every living route names it), STAYED (on the living
+ * source) or LOST (on no living processor, every living route NOWHERE);
+ * never on two processors; nobody left frozen or waiting; each timeout
+ * counted where it happened. */
+static void test_a_processor_dies_mid_migration(void **st)
+{
+    (void)st;
+    unsigned by_outcome[3] = {0}, timeouts = 0;
+    for (uint64_t seed = 1; seed <= 3000; seed++) {
+        unsigned n = 2 + (unsigned)(seed % 3);
+        world(n, 0, seed, 8);
+        w.pad = seed % 5 == 0 ? 300 : 0; /* fragments over the bus-like seeds */
+        for (unsigned i = 0; i < n; i++)
+            w.p[i].mig.timeout = 50;
+        uint8_t victim = (uint8_t)(rnd() % n);
+        assert_int_equal(tern_mig_request(&w.p[(uint8_t)(seed / 3 % n)].mig, T, 1), TERN_OK);
+        for (unsigned i = 0, when = (unsigned)(rnd() % 40); i < when; i++)
+            (void)step(false);
+        w.p[victim].dead = w.dead = true;
+        for (unsigned guard = 0; busy() || step(false); guard++) {
+            assert_true(guard < 100000);
+            if (busy())
+                (void)step(true);
+        }
+        int outcome = -1;
+        unsigned holders = 0;
+        for (unsigned i = 0; i < n; i++) {
+            proc *p = &w.p[i];
+            holders += p->has_task;
+            timeouts += p->mig.stats.timeouts;
+            if (p->dead)
+                continue;
+            assert_false(p->frozen);
+            assert_int_equal(p->held.n, 0);
+            assert_int_equal(tern_mig_deadline(&p->mig), 0);
+            if (p->outcome < 0) /* the requester heard nothing: it is the victim's fault */
+                continue;
+            if (outcome < 0)
+                outcome = p->outcome;
+            assert_int_equal(p->outcome, outcome);
+            if (p->mig.stats.timeouts)
+                assert_int_equal(p->why, TERN_ETIMEOUT);
+        }
+        assert_true(holders <= 1);
+        if (outcome < 0) { /* the source died before it heard the request */
+            assert_true(w.p[0].dead && w.p[0].has_task);
+            continue;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            proc *p = &w.p[i];
+            if (p->dead)
+                continue;
+            if (outcome == TERN_MIG_MOVED) {
+                assert_int_equal(p->route, 1);
+                assert_true(w.p[1].has_task);
+            } else if (outcome == TERN_MIG_STAYED) {
+                assert_int_equal(p->route, 0);
+                assert_true(w.p[0].has_task && !w.p[0].dead);
+            } else {
+                assert_int_equal(outcome, TERN_MIG_LOST);
+                assert_false(p->has_task);
+                assert_int_equal(p->route, TERN_MIG_NOWHERE);
+            }
+        }
+        by_outcome[outcome == TERN_MIG_MOVED ? 0 : outcome == TERN_MIG_STAYED ? 1 : 2]++;
+    }
+    /* the deaths fell in every phase */
+    assert_true(by_outcome[0] && by_outcome[1] && by_outcome[2] && timeouts);
+    free_links();
+}
+
+/* The last fragment of a STATE cut down to its header (dropped as a bad
+ * message): the destination waits for the rest, the source for RESULT.
+ * The source gives up after its timeout: it sent the task away, so it
+ * kills it (TERN_ETIMEOUT, the image's messages counted); the destination
+ * and the third processor drop the partial state and their held messages. */
+static void test_a_truncated_last_fragment_times_out(void **st)
+{
+    (void)st;
+    world_mtu(3, 0, 7, 0, BUS_MTU);
+    w.pad = 300;
+    for (unsigned i = 0; i < 3; i++)
+        w.p[i].mig.timeout = 50;
+    assert_int_equal(tern_mig_request(&w.p[2].mig, T, 1), TERN_OK);
+    for (unsigned guard = 0; !w.l[0][1].tail || w.l[0][1].tail->b[0] != TERN_MIG_STATE_PART ||
+                             !w.l[0][1].tail->b[5];
+         guard++) {
+        assert_true(guard < 1000);
+        assert_true(step(false));
+    }
+    w.l[0][1].tail->len = 6; /* the last fragment, header only */
+    run_to_end();
+    assert_true(tern_mig_busy(&w.p[0].mig, T) && tern_mig_busy(&w.p[1].mig, T));
+    assert_int_equal(w.p[1].mig.stats.bad_messages, 1);
+    for (unsigned i = 0; i < 49; i++)
+        tick();
+    assert_int_equal(w.p[0].mig.stats.timeouts, 0); /* not before its deadline */
+    while (busy()) {
+        tick();
+        run_to_end();
+    }
+    assert_int_equal(w.p[0].mig.stats.timeouts, 1);
+    assert_int_equal(w.p[0].mig.stats.killed, 1);
+    assert_int_equal(w.p[1].mig.stats.timeouts + w.p[2].mig.stats.timeouts, 0);
+    assert_int_equal(w.p[1].mig.stats.partial_dropped, 1);
+    assert_int_equal(where_count(), 0);
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(w.p[i].outcome, TERN_MIG_LOST);
+        assert_int_equal(w.p[i].why, TERN_ETIMEOUT);
+        assert_false(w.p[i].frozen);
+    }
+    assert_int_equal(w.p[0].mig.stats.lost_msgs, w.in_image);
+    /* the destination's image is free again: it can be the source of another */
+    assert_false(tern_mig_busy(&w.p[1].mig, T));
+    free_links();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -883,6 +1014,8 @@ int main(void)
         cmocka_unit_test(test_state_sizes_over_bus_frames),
         cmocka_unit_test(test_no_slot_declines),
         cmocka_unit_test(test_damaged_state_is_refused),
+        cmocka_unit_test(test_a_processor_dies_mid_migration),
+        cmocka_unit_test(test_a_truncated_last_fragment_times_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
