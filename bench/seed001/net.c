@@ -51,7 +51,9 @@ enum { ADDR_ULA = 0, ADDR_LINK_LOCAL = 1 };
 #define START_MS 20
 #define BACKOFF_UNIT_US 320
 #define CSMA_TRIES 5
-#define LOSS_BLOCKS 64
+#ifndef LOSS_BLOCKS
+#define LOSS_BLOCKS 64 /* per-block counts the receiver keeps (CMakeLists.txt: fewer on a micaz) */
+#endif
 
 #define PROBE_TX _BV(PC1)
 #define PROBE_RX _BV(PC2)

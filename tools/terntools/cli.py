@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
 from terntools import (avrprofile, bipsbench, build, comos, executor, micro, perfetto, readme, scenario, seed000,
-                       seed000_report, seed000_verdict, seed001, seed003, sim, simbench, sizes, soak, timeline, trace)
+                       seed000_report, seed000_verdict, seed001, seed001_gpio, seed003, sim, simbench, sizes, soak,
+                       timeline, trace)
 from terntools import comos_memory, comos_migration, comos_psync  # noqa: F401  (`tern bench comos` experiments)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
@@ -291,6 +292,32 @@ def cmd_bench_seed001_net(args: argparse.Namespace) -> int:
         print(f"wrote {args.markdown}")
     if args.plots:
         for path in seed001.write_plots(doc, args.plots):
+            print(f"wrote {path}")
+    return 0
+
+
+def cmd_bench_seed001_gpio(args: argparse.Namespace) -> int:
+    """gpio, irq, memory and power: one experiment each (seed001_gpio)."""
+    if args.from_json:
+        doc = json.loads(_read_text(str(args.from_json)))
+        if not isinstance(doc, dict) or args.experiment not in doc.get("experiments", []):
+            raise UsageError(f"{args.from_json}: not a seed001 {args.experiment} result")
+    else:
+        board = load_board(args.board)
+        models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else board.models
+        plan = seed001_gpio.Plan(board=board, models=models, toggles=args.toggles, edges=args.edges,
+                                 power_edges=args.power_edges, net_datagrams=args.net_datagrams, seed=args.seed)
+        doc = seed001_gpio.run_bench(plan, args.work, (args.experiment,), root=repo_root(), log=sys.stderr)
+    text = seed001_gpio.markdown_tables(doc)
+    sys.stdout.write(text)
+    if args.json:
+        _write_json(args.json, doc)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text)
+        print(f"wrote {args.markdown}")
+    if args.plots:
+        for path in seed001_gpio.write_plots(doc, args.plots):
             print(f"wrote {path}")
     return 0
 
@@ -618,6 +645,30 @@ def build_parser() -> Parser:
     s1n.add_argument("--from-json", type=Path, metavar="FILE",
                      help="do not run: report on the results of an earlier --json")
     s1n.set_defaults(func=cmd_bench_seed001_net, prog_name="tern bench seed001 net")
+    helps = {"gpio": "GPIO toggle frequency, on/off times, input-to-output delay per model (thesis table 6.1)",
+             "irq": "interrupt latency (pin edge to the handler's first statement) and its jitter per model",
+             "memory": "text/data/bss of the GPIO and network apps per model (thesis table 6.2)",
+             "power": "tern-sim's power of the GPIO app and the network app's receiver per model (thesis table 6.3)"}
+    for name in seed001_gpio.EXPERIMENTS:
+        sx = s1_sub.add_parser(name, help=helps[name],
+                               description=f"Seed 001 on tern-sim, {helps[name]}; bench/seed001/gpio.c on a MicaZ "
+                                           "(simulated cycles at 7.3728 MHz), beside Zephyr, RIOT and Contiki.")
+        sx.add_argument("--board", default=seed001_gpio.BOARD, help=f"(default {seed001_gpio.BOARD}, the only one)")
+        sx.add_argument("--models", help="comma-separated (default: every model the board lists)")
+        sx.add_argument("--toggles", type=_positive_int, default=200, help="toggles per loop (gpio; 200)")
+        sx.add_argument("--edges", type=_positive_int, default=200, help="input edges per run (gpio, irq; 200)")
+        sx.add_argument("--power-edges", type=_positive_int, default=1000,
+                        help="edges, one a ms, of the GPIO app's power run (power; 1000)")
+        sx.add_argument("--net-datagrams", type=_positive_int, default=400,
+                        help="50-byte datagrams of the network app's power run (power; 400)")
+        sx.add_argument("--seed", type=int, default=1, help="the simulation's seed (Poisson edges)")
+        sx.add_argument("--work", type=Path, default=Path("results/seed001-" + name), help="run directories")
+        sx.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+        sx.add_argument("--markdown", type=Path, metavar="FILE", help="write the tables as markdown")
+        sx.add_argument("--plots", type=Path, metavar="DIR", help="write PNG box plots into DIR (irq)")
+        sx.add_argument("--from-json", type=Path, metavar="FILE",
+                        help="do not run: report on the results of an earlier --json")
+        sx.set_defaults(func=cmd_bench_seed001_gpio, prog_name=f"tern bench seed001 {name}")
     mi = bench_sub.add_parser("micro", help="kernel microbenchmarks: timer delays, interrupt latency, round trips, footprint",
                               description="Build bench/micro for every model the board lists, run it, and report "
                                           "min/avg/max per benchmark (instructions on QEMU boards, cycles on AVR) "

@@ -920,6 +920,7 @@ def make_scenario(
     links: Iterable[Mapping[str, Any]] = (),
     pins: Iterable[Mapping[str, Any]] = (),
     buses: Iterable[Mapping[str, Any]] = (),
+    stimuli: Iterable[Mapping[str, Any]] = (),
     seed: int = 1,
     channel: int = 26,
     threads: int = 1,
@@ -950,6 +951,9 @@ def make_scenario(
     bus_list = [dict(bus) for bus in buses]
     if bus_list:
         doc["bus"] = bus_list
+    stimulus_list = [dict(st) for st in stimuli]
+    if stimulus_list:
+        doc["stimulus"] = stimulus_list
     return scenario_from_dict(doc, origin=origin, base_dir=base_dir, root=root)
 
 

@@ -121,8 +121,13 @@ def params_blob(r: Run) -> bytes:
 
 
 def patch_image(board: Board, src: Path, dst: Path, r: Run) -> None:
+    patch_blob(board, src, dst, params_blob(r))
+
+
+def patch_blob(board: Board, src: Path, dst: Path, params: bytes) -> None:
+    """A copy of src at dst whose .tern_params section holds params."""
     blob = dst.with_suffix(".params")
-    blob.write_bytes(params_blob(r))
+    blob.write_bytes(params)
     objcopy = f"{board.toolchain_prefix}objcopy"
     try:
         proc = subprocess.run([objcopy, "--update-section", f"{PARAMS_SECTION}={blob}", str(src), str(dst)],
@@ -169,6 +174,7 @@ class Outcome:
     drops: dict[str, dict[int, tuple[int, int]]]  # node -> net_status -> (ip, reassembly)
     frames_per_datagram: float
     wall_s: float
+    nodes: tuple[sim.NodeResult, ...] = ()  # tern-sim's figures per node (energy, cycles)
 
 
 def _summary(text: str, where: str) -> tuple[str, dict[str, int]]:
@@ -211,7 +217,7 @@ def simulate(plan: Plan, r: Run, elf: Path, work: Path, log: TextIO | None = Non
                   f"{sender['sent']} sent, {receiver['received']} received, {duration:.0f} s simulated "
                   f"in {result.wall_s:.1f} s\n")
         log.flush()
-    return Outcome(tx, rx, sender, receiver, routers, blocks, drops, per, result.wall_s)
+    return Outcome(tx, rx, sender, receiver, routers, blocks, drops, per, result.wall_s, result.nodes)
 
 
 def estimate_duration_s(r: Run, p: float) -> float:
