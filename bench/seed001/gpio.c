@@ -54,7 +54,8 @@ enum { TASK_REACT = 0, TASK_LOAD = 1 };
 
 static uint32_t mode, count, load_period_us, load_cycles;
 static volatile uint32_t edges_isr;
-static uint32_t answered, sent_refused, loads;
+static volatile uint32_t sent_refused; /* written by the interrupt handler */
+static uint32_t answered, loads;
 
 static void finish(void)
 {
