@@ -2,7 +2,8 @@
 (bench/seed001/gpio.c, tools/terntools/seed001_gpio.py), short: the
 toggle loops' edges, every input edge answered once and in order by the
 interrupt handler and then by the task, preemption showing against a busy
-lower-priority task, and the node's power within the ATmega128L's bounds."""
+lower-priority task, the node's power within the ATmega128L's bounds, and
+the network app fitting a micaz under the thread models."""
 from __future__ import annotations
 
 import sys
@@ -13,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
+from terntools import seed001  # noqa: E402
 from terntools import seed001_gpio as g  # noqa: E402
 from terntools import sim  # noqa: E402
 from terntools.boards import load_board  # noqa: E402
@@ -85,3 +87,16 @@ def test_gpio_power_is_between_idle_sleep_and_active(elves: dict[str, Path], tmp
     p = g.power_mw(node)
     assert p["radio_mw"] < 0.001
     assert 3.2 * 3.0 < p["cpu_mw"] < 8.0 * 3.0 and 0 < p["asleep_pct"] < 100
+
+
+@pytest.mark.parametrize("model", ["threads", "adaptive"])
+def test_network_app_fits_a_micaz_under_the_thread_models(model: str, tmp_path: Path) -> None:
+    """The power experiment's network app (bench/seed001/net.c with a
+    micaz's buffers): its thread stack and main()'s cut stack hold the
+    receive path; every 50-byte datagram arrives intact, nothing dropped."""
+    elf = g.image(BOARD, model, seed001.APP, ROOT)
+    run = seed001.Run(size=50, mode=seed001.MODE_STREAM, hops=1, datagrams=30, period_ms=0,
+                      signal_bytes=seed001.SIGNAL_BYTES[50], block=30, link_local=True)
+    o = seed001.simulate(seed001.Plan(board=BOARD, p=0.0, hops=(1,)), run, elf, tmp_path)
+    assert o.sender["sent"] == o.receiver["received"] == 30
+    assert o.receiver["corrupt"] == o.receiver["dropped"] == o.receiver["reasm_dropped"] == 0
