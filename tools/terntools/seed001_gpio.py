@@ -29,9 +29,9 @@ from __future__ import annotations
 import json
 import statistics
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any, TextIO
 
 from terntools import build, scenario, seed001, sim, sizes
@@ -199,6 +199,7 @@ def toggle_figures(t: Trace, board: Board) -> dict[str, Any]:
     for key in doc:
         if not doc[key]["n"]:
             raise TernError(f"seed001 gpio: no edges for {key} (console: {t.console.strip()[-200:]})")
+        del doc[key]["samples"]  # hundreds of equal values: n, min, median and max say it all
     half = doc["xor_half_period_cycles"]["median"]
     doc["toggle_khz"] = round(board.cpu_hz / (2 * half) / 1000, 1)
     doc["on_us"] = round(doc["on_cycles"]["median"] * us, 3)

@@ -40,7 +40,8 @@ def test_toggle_figures_from_edges_ignore_the_level_at_the_start() -> None:
               {"xor": edges(0, 108, 124), "onoff": edges(0, 202, 211, 220), "msg": edges(2000)})
     f = g.toggle_figures(t, MICAZ)
     assert f["xor_half_period_cycles"]["median"] == 8
-    assert f["on_cycles"]["samples"] == [2, 2, 2] and f["off_cycles"]["samples"] == [7, 7]
+    assert (f["on_cycles"]["n"], f["on_cycles"]["min"], f["on_cycles"]["max"]) == (3, 2, 2)
+    assert (f["off_cycles"]["n"], f["off_cycles"]["min"], f["off_cycles"]["max"]) == (2, 7, 7)
     assert f["toggle_khz"] == round(MICAZ.cpu_hz / 16 / 1000, 1)
     assert f["msg_half_period_cycles"]["median"] == 1000
 
