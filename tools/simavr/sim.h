@@ -135,6 +135,7 @@ void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ..
 enum node_status { NODE_RUNNING, NODE_EXITED, NODE_CRASHED };
 
 struct icp1_regs;
+struct adc_node;
 
 struct sim_node {
 	uint32_t index;
@@ -150,6 +151,7 @@ struct sim_node {
 	avr_t *avr;
 	bool m128;		/* an ATmega128: its register layout (sleep bits, ICP1 on PD4) */
 	const struct icp1_regs *icp1;	/* its Timer1 input capture, NULL if unknown */
+	struct adc_node *adc;	/* its ADC's signal files (adc.c), NULL if none */
 	unsigned __int128 ps_den;	/* freq_hz * (1e9 + ppb): cycle <-> ps */
 	enum node_status status;
 	uint8_t exit_status;

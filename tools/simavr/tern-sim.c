@@ -34,6 +34,7 @@
 #include "cc2420.h"
 #include "medium.h"
 #include "stimulus.h"
+#include "adc.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
 #include "tun.h"
@@ -46,6 +47,7 @@ enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105, EX
 #define BUSES_MAX 64
 #define STIMULI_MAX 256
 #define TUNS_MAX 8
+#define ADCS_MAX 256
 /* The longest time a config may give in microseconds: in picoseconds it
  * must fit a sim_ps (2^64 ps is 1.8e13 us, 213 days), or the conversion
  * is undefined (fuzz_simcfg: duration_us=20000002000000). */
@@ -86,6 +88,12 @@ struct config {
 	struct tun_config tun_cfg[TUNS_MAX];
 	uint32_t tun_node[TUNS_MAX];
 	size_t n_tuns;
+	struct adc_cfg {
+		uint32_t node;
+		unsigned channel;
+		struct adc_source *src;
+	} adcs[ADCS_MAX];
+	size_t n_adcs;
 	/* per node: its bus and the pin the bus interrupts on */
 	struct node_bus {
 		int bus;	/* index into buses, -1: none */
@@ -344,6 +352,21 @@ static void parse_line(struct config *c, char *line)
 		if (tun_parse_prefix(route, &t->route, &t->route_len) != 0)
 			config_error("route=%s: an IPv6 prefix, e.g. 2001:db8::/64", route);
 		c->tun_node[c->n_tuns++] = node;
+	} else if (strcmp(word, "adc") == 0) {
+		if (c->n_adcs == ADCS_MAX)
+			config_error("more than %d adc lines", ADCS_MAX);
+		struct adc_cfg *a = &c->adcs[c->n_adcs];
+		a->node = node_index(c, take(kv, n, "node", true));
+		a->channel = (unsigned)integer("channel", take(kv, n, "channel", true), ADC_CHANNELS - 1);
+		for (size_t i = 0; i < c->n_adcs; i++)
+			if (c->adcs[i].node == a->node && c->adcs[i].channel == a->channel)
+				config_error("node=%s channel=%u: a second file for that channel", c->nodes[a->node]->name,
+					     a->channel);
+		char err[1200];
+		a->src = adc_load(take(kv, n, "file", true), err, sizeof err);
+		if (!a->src)
+			config_error("%s", err);
+		c->n_adcs++;
 	} else if (strcmp(word, "pin") == 0) {
 		if (c->n_probes == PROBES_MAX)
 			config_error("more than %d pins", PROBES_MAX);
@@ -642,6 +665,7 @@ static void write_summary(FILE *f, sim_ps end)
 				bc->frames_sent, bc->frames_received, bc->bytes_sent, bc->refused, bc->waited_ps);
 		if (n->tun)
 			tun_summary(n->tun, f);
+		adc_summary(n, f);
 		fprintf(f, ",\n   \"energy_mj\": {\"cpu\": %.6f, \"radio\": %.6f, \"total\": %.6f}}", cpu_mj,
 			radio_mj, cpu_mj + radio_mj);
 	}
@@ -707,6 +731,14 @@ int main(int argc, char **argv)
 		if (stimulus_attach(n, &cfg.stimuli[i], cfg.seed, (uint32_t)i) != 0) {
 			fprintf(stderr, "tern-sim: node %s has no pin P%c%u for a stimulus\n", n->name,
 				cfg.stimuli[i].port, cfg.stimuli[i].bit);
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < cfg.n_adcs; i++) {
+		struct sim_node *n = cfg.nodes[cfg.adcs[i].node];
+		if (adc_attach(n, cfg.adcs[i].channel, cfg.adcs[i].src) != 0) {
+			fprintf(stderr, "tern-sim: node %s: MCU '%s' has no ADC channel %u\n", n->name, n->mcu,
+				cfg.adcs[i].channel);
 			return EXIT_USAGE;
 		}
 	}

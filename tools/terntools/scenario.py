@@ -66,8 +66,10 @@ LINK_KEYS = ("from", "to", "prr", "rssi_dbm", "symmetric")
 PIN_KEYS = ("node", "pin", "label")
 STIMULUS_KEYS = ("node", "pin", "kind", "start_us", "period_us", "rate_hz", "width_us", "count")
 MAX_STIMULI = 256
-TABLES = ("sim", "medium", "bus", "node", "link", "pin", "stimulus")
-ARRAYS = ("bus", "node", "link", "pin", "stimulus")  # written [[bus]], [[node]], ...
+ADC_KEYS = ("node", "channel", "file")
+MAX_ADCS = 256
+TABLES = ("sim", "medium", "bus", "node", "link", "pin", "stimulus", "adc")
+ARRAYS = ("bus", "node", "link", "pin", "stimulus", "adc")  # written [[bus]], [[node]], ...
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -174,6 +176,16 @@ class Stimulus:
 
 
 @dataclass(frozen=True)
+class AdcInput:
+    """A signal file on one ADC channel of a node: each conversion on that
+    channel reads the next sample (10-bit codes, one a line; the file loops)."""
+
+    node: str
+    channel: int
+    file: Path  # absolute
+
+
+@dataclass(frozen=True)
 class Scenario:
     origin: str  # the file name errors and reports use ("<python>" for make_scenario)
     sim: SimSettings
@@ -183,6 +195,7 @@ class Scenario:
     pins: tuple[Pin, ...] = ()
     buses: tuple[Bus, ...] = ()
     stimuli: tuple[Stimulus, ...] = ()
+    adcs: tuple[AdcInput, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -845,6 +858,33 @@ def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tupl
     return tuple(out)
 
 
+def _adcs(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[AdcInput, ...]:
+    names = {n.name for n in nodes}
+    tables = c.array(doc, "adc")
+    if len(tables) > MAX_ADCS:
+        raise c.fail(("adc", MAX_ADCS), f"more than {MAX_ADCS} adc inputs")
+    out: list[AdcInput] = []
+    seen: dict[tuple[str, int], int] = {}
+    for i, table in enumerate(tables):
+        p: KeyPath = ("adc", i)
+        c.keys(table, p, ADC_KEYS)
+        node = c.string(table, p + ("node",), what="a node name")
+        if node not in names:
+            raise c.fail(p + ("node",), f"no node named {show(node)}")
+        channel = c.integer(table, p + ("channel",), default=None, low=0, high=7, what="an ADC channel 0-7")
+        if (node, channel) in seen:
+            raise c.fail(p + ("channel",), f"node {node} channel {channel} already has a file: adc[{seen[(node, channel)]}]")
+        seen[(node, channel)] = i
+        text = c.string(table, p + ("file",), what="a path to a sample file")
+        path = (c.base_dir / text).resolve() if not Path(text).is_absolute() else Path(text)
+        if not path.is_file():
+            raise c.fail(p + ("file",), f"{path} does not exist")
+        if any(ch.isspace() for ch in str(path)):
+            raise c.fail(p + ("file",), f"{path} holds a blank, which tern-sim's config cannot carry")
+        out.append(AdcInput(node=node, channel=channel, file=path))
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -865,7 +905,7 @@ def scenario_from_dict(
     for key in doc:
         if key not in TABLES:
             raise c.fail((key,), "unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], "
-                         "[[stimulus]])")
+                         "[[stimulus]], [[adc]])")
     sim = _sim(c, doc)
     given = _medium(c, doc)
     buses = _buses(c, doc)
@@ -883,7 +923,7 @@ def scenario_from_dict(
     links = _links(c, doc, medium, nodes)
     pins = _pins(c, doc, nodes)
     return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins, buses=buses,
-                    stimuli=_stimuli(c, doc, nodes))
+                    stimuli=_stimuli(c, doc, nodes), adcs=_adcs(c, doc, nodes))
 
 
 def parse_scenario(text: str, origin: str, *, base_dir: Path | None = None, root: Path | None = None) -> Scenario:

@@ -97,6 +97,8 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
         timing = f"period_us={_num(st.period_us)}" if st.kind == "periodic" else f"rate_hz={_num(st.rate_hz)}"
         lines.append(f"stimulus node={st.node} pin={st.port}{st.bit} kind={st.kind} start_us={_num(st.start_us)} "
                      f"{timing} width_us={_num(st.width_us)} count={st.count}")
+    for adc in scenario.adcs:
+        lines.append(f"adc node={adc.node} channel={adc.channel} file={_value(adc.file)}")
     return "\n".join(lines) + "\n"
 
 
