@@ -462,3 +462,39 @@ def test_a_stamped_frame_is_captured_by_timer1_at_its_start_on_every_end(tmp_pat
         assert len(icr) == len(stamped), node
         assert [(b - a) % 65536 for a, b in zip(icr, icr[1:])] == \
             [(b - a) % 65536 for a, b in zip(cycles, cycles[1:])], node  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- ADC signal files
+
+
+def test_an_adc_channel_plays_its_file_one_sample_per_conversion(tmp_path: Path) -> None:
+    """[[adc]] (tools/simavr/adc.c): each conversion on channel 3 reads the
+    file's next sample, exactly, and starts it again after the last; a
+    channel without a file reads 0. Counters in summary.json."""
+    samples = tmp_path / "ch3.txt"
+    samples.write_text("# a comment\n0\n1023\n\n512  # end of line comment\n7\n")
+    lines = [f"sim seed=1 duration_us=20000 out={tmp_path / 'out'}",
+             f"node name=n elf={guest('adc')} mcu=atmega128 freq_hz={F_CPU} ppm=0 x=0 y=0 z=0 radio=none",
+             f"adc node=n channel=3 file={samples}"]  # fmt: skip
+    (tmp_path / "config").write_text("\n".join(lines) + "\n")
+    p = subprocess.run([str(SIM), str(tmp_path / "config")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    console = (tmp_path / "out" / "console" / "n.txt").read_text()
+    assert console.split() == ["0", "1023", "512", "7", "0", "1023", "512", "0"]
+    node = json.loads((tmp_path / "out" / "summary.json").read_text())["nodes"][0]
+    assert node["exit_status"] == 0 and node["adc"] == {"3": {"samples": 7, "wraps": 1}}
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    ("12\nloud\n", "ch.txt:2: a sample is a 10-bit code 0..1023, not 'loud'"),
+    ("1024\n", "ch.txt:1: a sample is a 10-bit code 0..1023, not '1024'"),
+    ("# nothing\n", "ch.txt: no samples"),
+])  # fmt: skip
+def test_a_bad_adc_file_is_refused_by_name(tmp_path: Path, text: str, complaint: str) -> None:
+    (tmp_path / "ch.txt").write_text(text)
+    lines = [f"sim seed=1 duration_us=1000 out={tmp_path / 'out'}",
+             f"node name=n elf={guest('adc')} mcu=atmega128 freq_hz={F_CPU} ppm=0 x=0 y=0 z=0 radio=none",
+             f"adc node=n channel=3 file={tmp_path / 'ch.txt'}"]  # fmt: skip
+    (tmp_path / "config").write_text("\n".join(lines) + "\n")
+    p = subprocess.run([str(SIM), str(tmp_path / "config")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 100 and complaint in p.stderr, p.stderr  # EXIT_USAGE

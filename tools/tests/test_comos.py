@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +31,20 @@ def test_an_experiment_registers_once() -> None:
 
     with pytest.raises(ValueError, match="'ssl' registered twice"):
         comos.experiment("ssl", "", "", lambda p: None)(noop)
+
+
+def test_the_signal_files_are_the_generators_output() -> None:
+    """docs/sim/signals/ is what comos.write_signals makes: regenerate them
+    with it after changing the signals (and the tests that expect them)."""
+    root = Path(__file__).resolve().parents[2]
+    for name, text in comos.signal_files().items():
+        assert (root / "docs" / "sim" / "signals" / name).read_text() == text, name
+
+
+def test_the_alerts_follow_the_detector() -> None:
+    """The spike (sample 4) stays below the threshold, the fire crosses it at
+    sample 9, the cool-down re-arms it, and the next loop alerts again."""
+    loop = len(comos.TEMPERATURE)
+    assert comos.expected_alerts(9) == []
+    assert comos.expected_alerts(10) == [9]
+    assert comos.expected_alerts(3 * loop) == [9, loop + 9, 2 * loop + 9]

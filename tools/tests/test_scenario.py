@@ -175,7 +175,7 @@ BAD: list[tuple[str, str, str]] = [
     # (id, TOML text with the offending line marked, expected "field ...: message" part)
     ("toml-syntax", '[sim]\nduration = = 2  # <-\n', "not valid TOML: Invalid value"),
     ("unknown-table", '[simulation]  # <-\nduration = 2\n',
-     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], [[stimulus]])"),
+     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], [[stimulus]], [[adc]])"),
     ("unknown-top-key", 'duration = 2  # <-\n', "field duration: unknown key"),
     ("sim-unknown-key", '[sim]\nduration = 2\nsed = 3  # <-\n',
      "field sim.sed: unknown key (known: duration, seed, channel, threads)"),
@@ -300,6 +300,24 @@ BAD += [
     ("stimulus-rate", HEAD + NODE + STIM + 'kind = "poisson"\nrate_hz = 0  # <-\n', "field stimulus[0].rate_hz: must be pulses per second"),
     ("stimulus-node", HEAD + NODE + '[[stimulus]]\nnode = "z"  # <-\n', "field stimulus[0].node: no node named 'z'"),
 ]
+
+ADC = '[[adc]]\nnode = "a"\n'
+BAD += [
+    ("adc-node", HEAD + NODE + '[[adc]]\nnode = "z"  # <-\n', "field adc[0].node: no node named 'z'"),
+    ("adc-channel", HEAD + NODE + ADC + 'channel = 8  # <-\nfile = "s.toml"\n', "field adc[0].channel: must be an ADC channel 0-7"),
+    ("adc-file", HEAD + NODE + ADC + 'channel = 1\nfile = "nowhere.txt"  # <-\n', "field adc[0].file: "),
+    ("adc-twice", HEAD + NODE + ADC + 'channel = 1\nfile = "s.toml"\n' + ADC + 'channel = 1  # <-\nfile = "s.toml"\n',
+     "field adc[1].channel: node a channel 1 already has a file: adc[0]"),
+]
+
+
+def test_an_adc_file_reaches_the_config(tmp_path: Path, root: Path) -> None:
+    from terntools.sim import config_text
+
+    (tmp_path / "mic.txt").write_text("512\n")
+    s = load_scenario(write(tmp_path, HEAD + NODE + ADC + 'channel = 2\nfile = "mic.txt"\n'), root=root)
+    config = config_text(s, tmp_path / "out", {"a": Path("/a.elf")})
+    assert f"adc node=a channel=2 file={tmp_path / 'mic.txt'}" in config.splitlines()
 
 
 def test_a_stimulus_reaches_the_config(tmp_path: Path, root: Path) -> None:
