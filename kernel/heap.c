@@ -124,8 +124,23 @@ void *tern_realloc(void *p, size_t size)
     if (!h)
         return NULL;
     size_t have = h->size - HDR_SIZE;
-    if (size <= have)
+    if (size <= have) {
+        /* Shrinking keeps the block where it is and gives its tail back when
+         * the tail can be a block of its own: a task that keeps a little of
+         * a large buffer does not hold all of it. */
+        size_t need = size == 0 ? HDR_SIZE * 2 : (size + HDR_SIZE + HDR_SIZE - 1) / HDR_SIZE * HDR_SIZE;
+        tern_irq_state s = port_irq_save();
+        if (h->size - need >= 2 * HDR_SIZE) {
+            hdr *rest = at(offset_of(h) + need);
+            rest->size = (uint16_t)(h->size - need);
+            rest->used = 0;
+            rest->owner = TERN_OWNER_KERNEL;
+            h->size = (uint16_t)need;
+            merge_following(rest);
+        }
+        port_irq_restore(s);
         return p;
+    }
     void *q = heap_alloc_for(size, h->owner);
     if (!q)
         return NULL; /* the old block stays valid, as with realloc() */

@@ -14,6 +14,7 @@
  * grace period) every processor prints its counters and exits 0; a check
  * that fails prints "bad" and exits 4. */
 #include <avr/io.h>
+#include <stddef.h>
 
 #include "ssl.h"
 #include "tern/port.h"
@@ -219,7 +220,7 @@ static tern_status fft(void *state, tern_msg *m)
 
 typedef struct {
     ssl_sc sc;
-    ssl_block *held; /* this round's spectrum, until the verdict */
+    ssl_block *held; /* this round's SSL_BINS bins (the block, shrunk), until the verdict */
     uint8_t channel;
 } sc_state;
 
@@ -228,29 +229,38 @@ enum { SC_OUT_VOTE, SC_OUT_HT };
 static tern_status sc(void *state, tern_msg *m)
 {
     sc_state *s = state;
-    if (m->port == PORT_A) { /* a spectrum: measure, keep it, vote */
+    if (m->port == PORT_A) { /* a spectrum: measure, keep its bins, vote */
         if (s->held) { /* the last round's verdict never came */
             c.lost++;
             tern_free(s->held);
         }
-        ssl_block *b = s->held = tern_take(m);
+        ssl_block *b = tern_take(m);
         if (!b)
             return TERN_ENOMEM;
-        ssl_vote v = {b->round, s->channel, ssl_sc_measure(&s->sc, b->data), 0, s->sc.energy};
+        bool voice = ssl_sc_measure(&s->sc, b->data);
+        /* keep only the bins HT needs, at the front: the block shrinks in
+         * place to 100 bytes and its 1 KB goes back to the heap */
+        for (uint8_t i = 0; i < SSL_BINS; i++) {
+            const int16_t *x = ssl_bin(b->data, i);
+            b->data[2 * i] = x[0];
+            b->data[2 * i + 1] = x[1];
+        }
+        s->held = tern_realloc(b, offsetof(ssl_block, data) + 4 * SSL_BINS);
+        ssl_vote v = {b->round, s->channel, voice, 0, s->sc.energy};
         post(SC_OUT_VOTE, &v, sizeof v, PROBE_VOTE);
         c.votes_sent++;
     } else if (m->port == PORT_B) { /* SC2: the verdict */
         probe_recv(PROBE_SC2, m->src);
         const ssl_verdict *v = m->payload;
-        ssl_block *b = s->held;
+        ssl_block *k = s->held;
         c.verdicts_got++;
-        if (!b || v->round != b->round) {
+        if (!k || v->round != k->round) {
             c.wrong_round++;
             return TERN_OK;
         }
         s->held = 0;
         if (v->voice) {
-            /* each chunk built in its own heap block (no 60 bytes on the stack) */
+            /* each chunk built in its own heap block (no 52 bytes on the stack) */
             for (uint8_t first = 0; first < SSL_BINS; first = (uint8_t)(first + SSL_CHUNK_BINS)) {
                 uint8_t n = SSL_BINS - first < SSL_CHUNK_BINS ? SSL_BINS - first : SSL_CHUNK_BINS;
                 uint16_t len = (uint16_t)(4 + 4 * n);
@@ -263,18 +273,15 @@ static tern_status sc(void *state, tern_msg *m)
                 ch->channel = s->channel;
                 ch->first = first;
                 ch->n = n;
-                for (uint8_t i = 0; i < n; i++) {
-                    const int16_t *x = ssl_bin(b->data, (uint8_t)(first + i));
-                    ch->bins[2 * i] = x[0];
-                    ch->bins[2 * i + 1] = x[1];
-                }
+                for (uint8_t i = 0; i < 2 * n; i++)
+                    ch->bins[i] = k->data[2 * first + i];
                 post_heap(SC_OUT_HT, ch, len, PROBE_HT);
                 c.chunks_sent++;
             }
         } else {
             ssl_sc_noise_update(&s->sc);
         }
-        tern_free(b);
+        tern_free(k);
         if (s->channel == 0)
             PA_LOW(PIN_ROUND);
     }

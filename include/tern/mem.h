@@ -11,6 +11,8 @@
 /* Allocate for the running task (or the kernel). NULL when exhausted; the
  * failure is counted. */
 void *tern_alloc(size_t size);
+/* Growing may move the block (NULL on failure: p stays valid); shrinking
+ * keeps it in place and returns its tail to the heap. */
 void *tern_realloc(void *p, size_t size);
 void tern_free(void *p);
 

@@ -17,11 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from terntools import comos  # noqa: E402
+from terntools import comos_ssl  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
 SENSING = ("s1", "s2", "s3", "s4")
-ROUNDS = comos.NOISE_ROUNDS + comos.VOICE_ROUNDS
+ROUNDS = comos_ssl.NOISE_ROUNDS + comos_ssl.VOICE_ROUNDS
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +54,9 @@ def test_the_source_is_found_in_voice_rounds_only(run: dict[str, Any]) -> None:
     """The files hold noise rounds, then a source at 60 degrees: the vote says
     so round by round, and HT finds 60 degrees (its grid is 5 degrees)."""
     m0 = run["counters"]["m0"]
-    assert (m0["noise_rounds"], m0["voice_rounds"]) == (comos.NOISE_ROUNDS, comos.VOICE_ROUNDS)
+    assert (m0["noise_rounds"], m0["voice_rounds"]) == (comos_ssl.NOISE_ROUNDS, comos_ssl.VOICE_ROUNDS)
     dirs = [int(d) for d in re.findall(r"direction (\d+) deg", run["consoles"]["m0"])]
-    assert dirs == [comos.SOURCE_DEG] * comos.VOICE_ROUNDS
+    assert dirs == [comos_ssl.SOURCE_DEG] * comos_ssl.VOICE_ROUNDS
 
 
 def test_the_alert_fires_for_the_fire_and_not_for_the_spike(run: dict[str, Any]) -> None:
@@ -65,7 +65,7 @@ def test_the_alert_fires_for_the_fire_and_not_for_the_spike(run: dict[str, Any])
     alert crosses the bus to Radio on s1."""
     samples = run["counters"]["s2"]["temps"]
     assert samples >= 10
-    expected = comos.expected_alerts(samples)
+    expected = comos_ssl.expected_alerts(samples)
     assert expected == [9]
     got = [int(s) for s in re.findall(r"alert at sample (\d+)", run["consoles"]["s1"])]
     assert got == expected
@@ -77,7 +77,7 @@ def test_no_message_is_lost_or_duplicated(run: dict[str, Any]) -> None:
     for n in SENSING:
         assert c[n]["rounds"] == c[n]["blocks"] == c[n]["ffts"] == c[n]["votes_sent"] == ROUNDS, n
         assert c[n]["verdicts_got"] == ROUNDS, n
-        assert c[n]["chunks_sent"] == comos.VOICE_ROUNDS * 2, n
+        assert c[n]["chunks_sent"] == comos_ssl.VOICE_ROUNDS * 2, n
     assert c["m0"]["votes_got"] == total(run, "votes_sent") == 4 * ROUNDS
     assert c["m0"]["verdicts_sent"] == ROUNDS and c["m0"]["tx_mcast"] == ROUNDS
     assert c["m0"]["chunks_got"] == total(run, "chunks_sent")

@@ -52,6 +52,29 @@ static void test_exhaustion_is_an_error(void **st)
     tern_free(q);
 }
 
+static void test_shrinking_returns_the_tail(void **st)
+{
+    (void)st;
+    fresh();
+    size_t empty = tern_heap_free_bytes();
+    uint8_t *big = tern_alloc(1024), *after = tern_alloc(16);
+    assert_non_null(after);
+    memset(big, 5, 1024);
+    size_t before = tern_heap_free_bytes();
+    uint8_t *small = tern_realloc(big, 100);
+    assert_ptr_equal(small, big); /* in place, contents kept */
+    assert_int_equal(small[99], 5);
+    assert_true(tern_heap_free_bytes() >= before + 1024 - 100 - 32); /* less headers and rounding */
+    uint8_t *again = tern_alloc(800); /* the tail is a free block again */
+    assert_true(again > small && again < after);
+    assert_ptr_equal(tern_realloc(small, 100), small); /* same size: nothing to give back */
+    tern_free(again);
+    tern_free(small);
+    tern_free(after);
+    assert_int_equal(tern_heap_free_bytes(), empty);
+    assert_int_equal(tern_heap_largest_free(), empty); /* the tail merged back */
+}
+
 /* sender allocates and posts; receiver takes or not */
 static int taken_value;
 static size_t used_by_receiver;
@@ -195,6 +218,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_fit_and_coalescing),
         cmocka_unit_test(test_exhaustion_is_an_error),
+        cmocka_unit_test(test_shrinking_returns_the_tail),
         cmocka_unit_test(test_payload_ownership_travels),
         cmocka_unit_test(test_take_copies_static_payload),
         cmocka_unit_test(test_leak_report_on_finalize),

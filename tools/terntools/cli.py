@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TextIO, cast
 from terntools import (avrprofile, bipsbench, build, comos, executor, micro, perfetto, readme, scenario, seed000,
                        seed000_report, seed000_verdict, seed001, seed001_gpio, seed003, sim, simbench, sizes, soak,
                        timeline, trace)
-from terntools import comos_memory, comos_migration, comos_psync  # noqa: F401  (`tern bench comos` experiments)
+from terntools import comos_memory, comos_migration, comos_psync, comos_ssl  # noqa: F401  (`tern bench comos` experiments)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root

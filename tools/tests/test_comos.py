@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from terntools import comos
+from terntools import comos, comos_ssl
 from terntools.cli import main
 
 
@@ -34,17 +34,17 @@ def test_an_experiment_registers_once() -> None:
 
 
 def test_the_signal_files_are_the_generators_output() -> None:
-    """docs/sim/signals/ is what comos.write_signals makes: regenerate them
+    """docs/sim/signals/ is what comos_ssl.write_signals makes: regenerate them
     with it after changing the signals (and the tests that expect them)."""
     root = Path(__file__).resolve().parents[2]
-    for name, text in comos.signal_files().items():
+    for name, text in comos_ssl.signal_files().items():
         assert (root / "docs" / "sim" / "signals" / name).read_text() == text, name
 
 
 def test_the_alerts_follow_the_detector() -> None:
     """The spike (sample 4) stays below the threshold, the fire crosses it at
     sample 9, the cool-down re-arms it, and the next loop alerts again."""
-    loop = len(comos.TEMPERATURE)
-    assert comos.expected_alerts(9) == []
-    assert comos.expected_alerts(10) == [9]
-    assert comos.expected_alerts(3 * loop) == [9, loop + 9, 2 * loop + 9]
+    loop = len(comos_ssl.TEMPERATURE)
+    assert comos_ssl.expected_alerts(9) == []
+    assert comos_ssl.expected_alerts(10) == [9]
+    assert comos_ssl.expected_alerts(3 * loop) == [9, loop + 9, 2 * loop + 9]
