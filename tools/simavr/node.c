@@ -280,6 +280,24 @@ static void exit_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *par
 	log_event(&n->log, n->end_ps, n->index, "\"event\":\"exit\",\"status\":%u", v);
 }
 
+/* The config's halt_us: the core stops where it is, as a processor that
+ * loses power mid-work; frames sent to it are lost (bus.c). */
+static void halt_now(struct sim_node *n, sim_ps when, void *arg, uint32_t unused)
+{
+	(void)arg;
+	(void)unused;
+	n->status = NODE_HALTED;
+	n->end_ps = when;
+	n->avr->state = cpu_Done;
+	log_event(&n->log, when, n->index, "\"event\":\"halt\"");
+}
+
+void node_arm_halt(struct sim_node *n)
+{
+	if (n->halt_ps)
+		node_at(n, n->halt_ps, halt_now, NULL, 0);
+}
+
 static uint8_t abi_read(avr_t *avr, avr_io_addr_t addr, void *param)
 {
 	(void)avr;

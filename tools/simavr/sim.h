@@ -132,7 +132,7 @@ void log_event(struct log_buf *buf, sim_ps t, uint32_t node, const char *fmt, ..
 	__attribute__((format(printf, 4, 5)));
 
 /* --- one node (one AVR core and its devices) ------------------------------ */
-enum node_status { NODE_RUNNING, NODE_EXITED, NODE_CRASHED };
+enum node_status { NODE_RUNNING, NODE_EXITED, NODE_CRASHED, NODE_HALTED };
 
 struct icp1_regs;
 struct adc_node;
@@ -158,6 +158,7 @@ struct sim_node {
 	char crash_reason[160];
 	uint32_t crash_pc;
 	sim_ps end_ps;
+	sim_ps halt_ps;		/* the config's halt_us: the core stops then (a processor that dies), 0: never */
 
 	/* when the node next needs to run, kept by the main loop in one array
 	 * (a scan of 10,000 nodes per window touches 80 KB, not 10,000 cores) */
@@ -219,6 +220,7 @@ void node_stop_tx(struct sim_node *node, uint64_t id, sim_ps at);
 
 int node_load(struct sim_node *node, FILE *console, char *err, size_t errlen);
 void node_run_until(struct sim_node *node, sim_ps end);
+void node_arm_halt(struct sim_node *node);	/* once loaded: stop at halt_ps, if set */
 /* When the node next needs to run: now if awake, its next timer if asleep. */
 sim_ps node_next_ps(const struct sim_node *node);
 /* Logic analyser: log every edge of this pin as a "pin" event. */

@@ -280,6 +280,8 @@ static void parse_line(struct config *c, char *line)
 		nd->has_radio = strcmp(radio, "cc2420") == 0;
 		const char *p = take(kv, n, "tx_power_dbm", false);
 		nd->tx_power_dbm = p ? (int8_t)number("tx_power_dbm", p, -30, 10) : 0;
+		const char *halt = take(kv, n, "halt_us", false);
+		nd->halt_ps = halt ? (sim_ps)(number("halt_us", halt, 1, US_MAX) * PS_PER_US) : 0;
 		nd->index = (uint32_t)c->n_nodes;
 		if (c->n_nodes >= 65535)
 			config_error("more than 65,535 nodes");
@@ -631,7 +633,7 @@ static void write_summary(FILE *f, sim_ps end)
 		double active_cycles = cycles > n->sleep_cycles ? (double)(cycles - n->sleep_cycles) : 0;
 		double cpu_mj = cycles ? SUPPLY_V * (cpu_active_ma * active_cycles + sleep_mc) / (double)cycles *
 			seconds : 0;
-		static const char *const status[] = { "running", "exit", "crash" };
+		static const char *const status[] = { "running", "exit", "crash", "halt" };
 		fprintf(f, "%s\n  {\"name\": \"%s\", \"status\": \"%s\", \"exit_status\": %d, \"end_ps\": %" PRIu64
 			", \"cycles\": %" PRIu64 ", \"sleep_cycles\": %" PRIu64,
 			i ? "," : "", n->name, status[n->status], n->status == NODE_EXITED ? n->exit_status : -1,
@@ -711,6 +713,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tern-sim: %s\n", err);
 			return EXIT_LOAD;
 		}
+		node_arm_halt(n);
 		n->channel_reg = cfg.medium_seen ? cfg.medium.channel : 26;
 		n->node_count = (uint16_t)cfg.n_nodes;
 		n->duration_s = (uint32_t)(cfg.duration / (PS_PER_US * 1000000u));

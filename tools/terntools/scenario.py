@@ -55,7 +55,7 @@ SIM_KEYS = ("duration", "seed", "channel", "threads")
 MEDIUM_KEYS = ("model", "tx_range", "interference_range", "success_tx", "success_rx", "capture_threshold_db")
 UDGM_KEYS = ("tx_range", "interference_range", "success_tx", "success_rx")
 NODE_KEYS = ("name", "board", "app", "image", "model", "position", "ppm", "bus", "bus_irq", "tun", "tun_host",
-             "tun_route")
+             "tun_route", "halt")
 IFNAME = re.compile(r"[A-Za-z0-9_.-]{1,15}")  # a Linux interface name
 DEFAULT_TUN_HOST = "2001:db8:1::1/64"
 DEFAULT_TUN_ROUTE = "2001:db8::/64"
@@ -122,6 +122,7 @@ class Node:
     bus: str | None = None  # the processor bus it is attached to (a multi-processor node)
     bus_irq: str | None = None  # the pin the bus's receive interrupt drives, e.g. "E4"
     tun: Tun | None = None
+    halt_s: float | None = None  # the core stops then, as a processor that dies (None: never)
 
     @property
     def has_radio(self) -> bool:
@@ -721,8 +722,11 @@ def _nodes(c: _Checker, doc: Mapping[str, Any], medium_model: str | None,
         position = _position(c, table, p + ("position",), required=medium_model == "udgm" and board.radio is not None)
         ppm = c.number(table, p + ("ppm",), default=0.0, low=-PPM_LIMIT, high=PPM_LIMIT)
         bus, bus_irq = _node_bus(c, table, p, board, buses)
+        halt = (c.number(table, p + ("halt",), low=0.0, low_open=True, high=MAX_DURATION_S,
+                         what="seconds after the start, when the core stops (a processor that dies)")
+                if "halt" in table else None)  # fmt: skip
         nodes.append(Node(name=name, board=board, model=model, app=app, image=image, position=position, ppm=ppm,
-                          bus=bus, bus_irq=bus_irq, tun=_node_tun(c, table, p)))
+                          bus=bus, bus_irq=bus_irq, tun=_node_tun(c, table, p), halt_s=halt))
     if sum(n.tun is not None for n in nodes) > MAX_TUNS:
         raise c.fail(("node",), f"more than {MAX_TUNS} nodes with a tun")
     tuns = [n.tun.name for n in nodes if n.tun is not None]

@@ -25,7 +25,7 @@ from terntools.paths import repo_root, sim_binary
 from terntools.scenario import SEED_LIMIT, Node, Scenario
 
 CONFIG_NAME = "tern-sim.conf"
-STATUSES = ("running", "exit", "crash")
+STATUSES = ("running", "exit", "crash", "halt")
 
 # tern-sim's exit codes besides 0 (docs/tern-sim.md)
 SIM_CODES: dict[int, str] = {
@@ -85,7 +85,8 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
         on_bus = f" bus={node.bus} bus_irq={node.bus_irq}" if node.bus else ""
         lines.append(f"node name={node.name} elf={_value(node_image(node, images))} "
                      f"mcu={node.board.mcu or 'atmega128'} freq_hz={node.board.cpu_hz} ppm={_num(node.ppm)} "
-                     f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}{on_bus}")  # fmt: skip
+                     f"x={_num(x)} y={_num(y)} z={_num(z)} radio={node.board.radio or 'none'}{on_bus}"
+                     + (f" halt_us={_num(node.halt_s * 1e6)}" if node.halt_s is not None else ""))  # fmt: skip
     for node in scenario.nodes:
         if node.tun is not None:
             lines.append(f"tun node={node.name} name={node.tun.name} host={node.tun.host} route={node.tun.route}")

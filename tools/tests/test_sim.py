@@ -230,7 +230,7 @@ def test_summary_extra_keys_ignored_threads_optional(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "complaint"),
     [
-        ({"status": "zombie"}, "nodes[0]: status must be one of running, exit, crash, not 'zombie'"),
+        ({"status": "zombie"}, "nodes[0]: status must be one of running, exit, crash, halt, not 'zombie'"),
         ({"cycles": "many"}, "nodes[0]: key 'cycles' must be int, not 'many'"),
         ({"radio_ps": {"off": 1}}, "nodes[0] radio_ps: key 'idle' is missing"),
         ({"exit_status": 1.5}, "nodes[0]: key 'exit_status' must be int or null"),
