@@ -25,6 +25,17 @@
  * cycles (there are none: the protocol cannot run forever) and invalid end
  * states (a processor stuck waiting).
  *
+ * With -DCRASH one processor may die at any moment (between two atomic
+ * steps): it takes no more steps, what is sent to it is lost, what it
+ * sent is still delivered (a frame on the bus). The others give up by
+ * tern_mig_poll()'s rules when nothing else can happen (Spin's timeout:
+ * a deadline longer than any exchange among the living): a source still
+ * freezing resumes, one that sent STATE kills the task; the others, once
+ * the source is dead, drop what they hold for the task. Final then checks
+ * that the living agree: nobody frozen or waiting, every living routing
+ * entry the same, naming a living processor that holds the task, a dead
+ * one (it died with the task), or nowhere (killed).
+ *
  * Seeded bugs, each of which the checker must catch (make test-spin runs
  * them and fails if one passes):
  *   -DBUG_UNFREEZE_FIRST  mig_on_result releases the held senders before
@@ -32,9 +43,22 @@
  *   -DBUG_NO_WAIT         mig_send_state sends STATE without waiting for
  *                         every FROZEN reply;
  *   -DBUG_NO_HELD         the messages queued at the source do not travel
- *                         with the task (detach drops them). */
+ *                         with the task (detach drops them);
+ *   -DBUG_SENT_RESUMES    (with -DSPURIOUS) a source whose STATE got no
+ *                         answer resumes the task instead of killing it.
+ *
+ * -DSPURIOUS lets the source give up at any moment, as if
+ * its timeout were shorter than the exchange: the living may then disagree
+ * (the destination attached the task, the others heard KILLED: reported
+ * LOST while it runs, docs/reliability.md), but the task is still never on
+ * two processors; that is all this configuration checks. */
 
 #define N 3
+#ifdef SPURIOUS
+#define SPURIOUS_ON 1
+#else
+#define SPURIOUS_ON 0
+#endif
 #ifndef K
 #define K 2 /* messages per sender */
 #endif
@@ -59,6 +83,7 @@ chan held[N] = [K] of { byte, byte };  /* messages held at their senders by free
 chan stage = [8] of { byte, byte };   /* the destination reading an image's held messages */
 
 bool has_task[N];    /* the task is attached (runnable) on this processor */
+bool alive[N];       /* -DCRASH: a dead processor takes no step */
 bool frozen[N];      /* ops.freeze: senders here hold their messages to the task */
 byte route[N];       /* routing entry: where this processor sends the task's messages */
 byte role[N];
@@ -206,6 +231,41 @@ inline resume()
     fi
 }
 
+/* tern_mig_poll() on processor p: a step given up (TERN_ETIMEOUT). */
+inline give_up(p)
+{
+    if
+    :: role[p] == SRC_FREEZING -> /* mig_abort(): the task never left */
+        L(SRC, DST)!RESUMED, 0, 0; L(SRC, REQ)!RESUMED, 0, 0;
+        unfreeze(SRC);
+        role[SRC] = IDLE
+    :: role[p] == SRC_SENT ->
+#ifdef BUG_SENT_RESUMES
+        has_task[SRC] = 1;
+        L(SRC, DST)!RESUMED, 0, 0; L(SRC, REQ)!RESUMED, 0, 0;
+        unfreeze(SRC);
+        role[SRC] = IDLE
+#else
+        /* mig_kill(): it left, the image's messages count as dropped */
+        do
+        :: tq[SRC]?s, i -> dropped++
+        :: empty(tq[SRC]) -> break
+        od;
+        killed = 1;
+        L(SRC, DST)!KILLED, 0, 0; L(SRC, REQ)!KILLED, 0, 0;
+        kill_local(SRC)
+#endif
+    :: role[p] == FROZEN_WAIT -> /* the source died: a partial STATE goes too */
+        do
+        :: p == DST && nempty(stage) -> stage?s, i
+        :: else -> break
+        od;
+        killed = 1;
+        kill_local(p)
+    fi;
+    inv()
+}
+
 /* tern_mig_receive() on processor p of a message k from q. */
 inline receive(p, q)
 {
@@ -255,11 +315,12 @@ inline receive(p, q)
         :: role[p] != IDLE && a == 0 && p == SRC -> resume()
         :: role[p] != IDLE && a == 0 && p != SRC -> skip /* wait for RESUMED or KILLED */
         fi
-    :: k == RESUMED -> /* tern_mig_receive(): ops.unfreeze, routes unchanged */
+    :: (k == RESUMED || k == KILLED) && role[p] == IDLE && SPURIOUS_ON -> skip /* stale: it had attached */
+    :: k == RESUMED && !(role[p] == IDLE && SPURIOUS_ON) -> /* tern_mig_receive(): ops.unfreeze, routes unchanged */
         assert(role[p] == FROZEN_WAIT);
         unfreeze(p);
         role[p] = IDLE
-    :: k == KILLED -> /* tern_mig_receive(): ops.killed */
+    :: k == KILLED && !(role[p] == IDLE && SPURIOUS_ON) -> /* tern_mig_receive(): ops.killed */
         assert(role[p] == FROZEN_WAIT);
         kill_local(p)
     fi;
@@ -272,18 +333,24 @@ proctype Proc(byte p)
     byte a, b, s, i, n;
 end:
     do
-    :: atomic { L(0, p)?k, a, b -> receive(p, 0) }
-    :: atomic { L(1, p)?k, a, b -> receive(p, 1) }
-    :: atomic { L(2, p)?k, a, b -> receive(p, 2) }
+    :: atomic { alive[p] && nempty(L(0, p)) -> L(0, p)?k, a, b; receive(p, 0) }
+    :: atomic { alive[p] && nempty(L(1, p)) -> L(1, p)?k, a, b; receive(p, 1) }
+    :: atomic { alive[p] && nempty(L(2, p)) -> L(2, p)?k, a, b; receive(p, 2) }
+    :: atomic { /* tern_mig_poll(): a peer that will never answer. The
+                 * others wait longer than a living source takes to decide. */
+        timeout && alive[p] && role[p] != IDLE && (p == SRC || !alive[SRC]) -> give_up(p) }
+#ifdef SPURIOUS
+    :: atomic { alive[p] && p == SRC && role[p] != IDLE -> give_up(p) }
+#endif
     :: atomic { /* the task handles the head of its queue */
-        has_task[p] && !frozen[p] && nempty(tq[p]) -> tq[p]?s, i;
+        alive[p] && has_task[p] && !frozen[p] && nempty(tq[p]) -> tq[p]?s, i;
         if
         :: s == TIMER -> fired++; assert(fired == 1)
         :: else -> assert(i == tlast[s] + 1); tlast[s] = i
         fi;
         inv() }
     :: atomic { /* tern_mig_serialized(): the SERIALIZE handler returned */
-        p == SRC && serialize_pending -> serialize_pending = 0;
+        alive[p] && p == SRC && serialize_pending -> serialize_pending = 0;
         if
         :: serialized = 1
 #ifndef NO_FAIL
@@ -300,8 +367,8 @@ proctype Sender(byte s)
 {
     byte i = 1;
     do
-    :: atomic { i <= K -> post(s, s, i); i++; inv() }
-    :: i > K -> break
+    :: atomic { i <= K && alive[s] -> post(s, s, i); i++; inv() }
+    :: i > K || !alive[s] -> break
     od
 }
 
@@ -330,6 +397,52 @@ proctype Timer()
     }
 }
 
+#if defined(CRASH) || defined(SPURIOUS)
+/* One processor dies at any moment, or none does. */
+proctype Crash()
+{
+    atomic {
+        if
+        :: alive[0] = 0
+        :: alive[1] = 0
+        :: alive[2] = 0
+        :: skip
+        fi
+    }
+}
+
+/* Nothing can move any more and nobody living is waiting for a peer. */
+proctype Final()
+{
+    byte p, r = NOWHERE;
+    atomic {
+        timeout && (!alive[0] || role[0] == IDLE) && (!alive[1] || role[1] == IDLE) &&
+            (!alive[2] || role[2] == IDLE) ->
+#ifndef SPURIOUS
+        for (p : 0 .. N - 1) {
+            if
+            :: alive[p] ->
+                assert(!frozen[p] && empty(held[p]));
+                if
+                :: r == NOWHERE -> r = route[p]
+                :: else -> skip
+                fi;
+                assert(route[p] == r)
+            :: else -> skip
+            fi
+        }
+        if
+        :: r == NOWHERE -> assert(!(alive[0] && has_task[0]) && !(alive[1] && has_task[1]) &&
+                                  !(alive[2] && has_task[2]))
+        :: r != NOWHERE && alive[r] -> assert(has_task[r])
+        :: else -> assert(!(alive[0] && has_task[0]) && !(alive[1] && has_task[1]) &&
+                          !(alive[2] && has_task[2]))
+        fi;
+#endif
+        migration_over = 1
+    }
+}
+#else
 /* Nothing can move any more: the protocol has terminated, check the end. */
 proctype Final()
 {
@@ -358,6 +471,7 @@ proctype Final()
         migration_over = 1
     }
 }
+#endif
 
 
 /* The protocol terminates: on every run, Final is reached. */
@@ -368,7 +482,8 @@ init
     atomic {
         byte p;
         for (p : 0 .. N - 1) {
-            route[p] = SRC
+            route[p] = SRC;
+            alive[p] = 1
         }
         has_task[SRC] = 1;
         run Proc(0); run Proc(1); run Proc(2);
@@ -378,6 +493,9 @@ init
         run Timer();
 #else
         timer_armed = 0; fired = 1;
+#endif
+#ifdef CRASH
+        run Crash();
 #endif
         run Final()
     }

@@ -14,6 +14,10 @@
 #include "tern/remote.h"
 
 enum { KIND_UNICAST = 'U', KIND_MCAST = 'M' };
+/* Retries in a row finding the bus busy before they slow down: a frame
+ * waits a few TDMA slots at most while the bus works. */
+#define BUSY_LOOKS 64
+
 /* In the bus queue: the message is a multicast (dst holds the group id). */
 #define QUEUED_MCAST 0x80
 
@@ -27,6 +31,7 @@ static uint8_t local_members[TERN_MAX_GROUPS]; /* per group index: bit i = membe
 static uint8_t group_prio[TERN_MAX_GROUPS];    /* the highest member priority: its bus order */
 static tern_msg *queue;                  /* waiting for the bus, by destination priority */
 static tern_alarm retry;                 /* looks again while the bus is busy or a frame waits */
+static uint8_t busy_looks;               /* retries in a row that found the bus busy */
 static bool rx_waiting;                  /* a received frame was refused for room */
 static uint8_t rx_skip;                  /* members of that multicast already served */
 static tern_remote_counters counters;
@@ -139,16 +144,25 @@ static void pump(void)
                                      m->payload, (uint8_t)m->len);
         if (r == TERN_BUS_BUSY) {
             waiting = true;
+            if (busy_looks < 255)
+                busy_looks++;
             break;
         }
+        busy_looks = 0;
         *pp = m->next;
         counters.queue_depth--;
         if (m->payload)
             heap_free(m->payload);
         msg_free(m);
     }
-    if ((waiting || rx_waiting) && !retry.armed)
-        tern_alarm_set(&retry, tern_now() + bus->retry_ticks, 0);
+    if ((waiting || rx_waiting) && !retry.armed) {
+        /* A bus busy for BUSY_LOOKS retries in a row is stuck (a processor
+         * that died holds it back by flow control): look half as often
+         * each time, down to 1/128, so that this core does not spend
+         * itself in the retry interrupt. */
+        uint8_t slow = busy_looks > BUSY_LOOKS ? busy_looks - BUSY_LOOKS : 0;
+        tern_alarm_set(&retry, tern_now() + (bus->retry_ticks << (slow < 7 ? slow : 7)), 0);
+    }
 }
 
 /* Send now if nothing waits and the bus is free, else queue a copy by

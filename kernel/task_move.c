@@ -20,7 +20,8 @@ static struct {
     bool serialized;
     tern_task_id started_task; /* moving from here since `started` */
     tern_time started;
-    tern_time armed_due; /* the engine deadline the migrator's timer is set for */
+    volatile bool in_engine; /* the migrator (or a request) is using the engine */
+    volatile bool poll_due;  /* the deadline came meanwhile: poll on the way out */
     uint8_t frozen[(TERN_MAX_TASKS + 7) / 8]; /* frozen here: its messages are on its hold list */
     uint8_t away[(TERN_MAX_TASKS + 7) / 8];   /* detached: what is posted to it waits here */
     tern_move_stats stats;
@@ -79,10 +80,17 @@ static void discard(tern_msg *m)
 static tern_status op_send(void *ctx, uint8_t module, const uint8_t *buf, uint16_t len)
 {
     (void)ctx;
+    static bool stuck; /* the last wait gave up and nothing has left since */
     tern_time give_up = tern_now() + tern_clock_hz() / 10; /* 100 ms: a bus that does not move */
+    if (tern_remote_sendable() < 2)
+        stuck = false;
     while (tern_remote_sendable() >= 2 && !sched_in_isr())
-        if (tern_now() > give_up)
+        if (stuck || tern_now() > give_up) {
+            /* a peer that died stops the bus (flow control): wait for it
+             * once, not once per fragment */
+            stuck = true;
             return TERN_EFULL; /* counted: the engine's transport_errors */
+        }
     tern_task_id self = mv.migrators[tern_remote_address()];
     return tern_remote_send_to(module, self, mv.migrators[module], TERN_MOVE_PORT_BUS, buf, len,
                                0);
@@ -459,23 +467,50 @@ static const tern_mig_ops ops = {
 
 /* --- the migrator task --------------------------------------------------------------- */
 
-/* The engine's deadlines (a peer that died mid-migration) on the migrator's
- * timer MOVE_TIMER: armed only while a migration is in progress here, so
- * an idle module does not wake for it. */
-#define MOVE_TIMER 0
-
-static __attribute__((noinline)) void arm_deadline(void) /* off the deep path */
+/* The engine's deadlines (a peer that died mid-migration) on the alarm of
+ * the migrator's timer 0, armed only while a migration is in progress here
+ * (an idle module does not wake for it), with a callback of ours: a
+ * TIMEOUT message would need room in the pool, which the senders of a
+ * frozen task may have filled, waiting for this very migration to end
+ * (and the alarm lives in the TCB: no RAM added on a 4 KB ATmega128). It
+ * polls the engine in the clock interrupt unless the migrator is using
+ * it; then the migrator polls when it is done. */
+static tern_alarm *deadline_alarm(void)
 {
-    tern_time due = tern_mig_deadline(&mv.mig);
-    if (due == mv.armed_due)
+    return &tern_tasks[mv.migrators[tern_remote_address()]].timers[0];
+}
+
+static void deadline_fires(tern_alarm *a, void *arg)
+{
+    (void)arg;
+    if (mv.in_engine) {
+        mv.poll_due = true;
         return;
-    mv.armed_due = due;
-    tern_task_id self = mv.migrators[tern_remote_address()];
-    tern_irq_state s = port_irq_save();
+    }
+    mv.in_engine = true;
+    tern_mig_poll(&mv.mig); /* sends do not wait in an interrupt (op_send) */
+    mv.in_engine = false;
+    tern_time due = tern_mig_deadline(&mv.mig);
     if (due)
-        timer_arm_for(self, MOVE_TIMER, due, 0); /* local ticks (op_local_now) */
-    else
-        tern_alarm_cancel(&tern_tasks[self].timers[MOVE_TIMER]);
+        tern_alarm_set(a, due, 0);
+}
+
+/* The migrator leaves the engine: a deadline that came meanwhile, then the
+ * alarm for the next one (local ticks: op_local_now). */
+static __attribute__((noinline)) void engine_done(void) /* off the deep path */
+{
+    if (mv.poll_due) {
+        mv.poll_due = false;
+        tern_mig_poll(&mv.mig);
+    }
+    tern_irq_state s = port_irq_save();
+    mv.in_engine = false;
+    tern_time due = tern_mig_deadline(&mv.mig);
+    tern_alarm *a = deadline_alarm();
+    if (!due)
+        tern_alarm_cancel(a);
+    else if (!a->armed || a->deadline != due)
+        tern_alarm_set(a, due, 0);
     port_irq_restore(s);
 }
 
@@ -492,7 +527,8 @@ tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrato
     mv.migrators = migrators;
     mv.done = done;
     mv.to_serialize = mv.serializing = mv.started_task = TERN_NO_TASK;
-    mv.armed_due = 0;
+    mv.in_engine = mv.poll_due = false;
+    tern_alarm_init(deadline_alarm(), deadline_fires, NULL); /* the migrator starts no timer */
     tern_status st = tern_mig_init(&mv.mig, &ops, NULL, self, app->n_modules,
                                    TERN_REMOTE_FRAME_MAX - TERN_REMOTE_HEADER);
     mv.mig.timeout = ns_to_ticks(TERN_MIG_TIMEOUT);
@@ -502,13 +538,12 @@ tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrato
 tern_status tern_move_handler(void *state, tern_msg *m)
 {
     (void)state;
+    mv.in_engine = true;
     if (m->port == TERN_MOVE_PORT_BUS && m->len)
         tern_mig_receive(&mv.mig, tern_remote_module_of(m->src), m->payload, m->len);
     else if (m->port == TERN_MOVE_PORT_SERIALIZE)
         run_serialize();
-    else if (m->port == TERN_PORT_TIMEOUT(MOVE_TIMER))
-        tern_mig_poll(&mv.mig);
-    arm_deadline();
+    engine_done();
     return TERN_OK;
 }
 
@@ -520,8 +555,9 @@ tern_status tern_move_request(tern_task_id t, uint8_t dst)
                       tern_tasks[t].desc->name);
         return TERN_ESTATE;
     }
+    mv.in_engine = true;
     tern_status st = tern_mig_request(&mv.mig, t, dst);
-    arm_deadline();
+    engine_done();
     return st;
 }
 

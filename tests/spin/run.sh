@@ -62,8 +62,15 @@ check terminates_k1 pass "-a" "" -DK=1
 check bug_unfreeze_first fail "" -DNOCLAIM -DK=1 -DBUG_UNFREEZE_FIRST
 check bug_no_wait fail "" -DNOCLAIM -DK=1 -DBUG_NO_WAIT
 check bug_no_held fail "" -DNOCLAIM -DK=1 -DBUG_NO_HELD
+# a processor dies at any moment: the living give up by their deadlines
+# and agree; a timeout shorter than the exchange (spurious) still never
+# puts the task on two processors, unless the source resumes after STATE
+check crash_k1 pass "" -DNOCLAIM -DCRASH -DK=1 -DNO_TIMER
+check spurious_k1 pass "" -DNOCLAIM -DSPURIOUS -DK=1 -DNO_TIMER
+check bug_sent_resumes fail "" -DNOCLAIM -DSPURIOUS -DK=1 -DNO_TIMER -DBUG_SENT_RESUMES
 wait $long
-for n in safety_k2 safety_k1_timer terminates_k1 bug_unfreeze_first bug_no_wait bug_no_held; do
+for n in safety_k2 safety_k1_timer terminates_k1 bug_unfreeze_first bug_no_wait bug_no_held \
+    crash_k1 spurious_k1 bug_sent_resumes; do
     cat "$work/$n.line"
 done
 ! grep -q FAILED "$work"/*.line
