@@ -36,3 +36,40 @@ function(tern_add_app name)
     -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${name}.map)
   target_link_libraries(${target} PRIVATE ${TERN_LINK_LIBS})
 endfunction()
+
+# tern_app_build_check(<name> <app sources...>): validate <name>.elf's
+# application description when the image is built, not when it runs
+# (nesC checks its wiring at compile time). The app's sources, with the
+# image's definitions and board limits, and kernel/app_check.c are compiled
+# for the build machine (tools/appcheck) and run before the link: a refused
+# description fails the build with its named error. The image is built
+# with TERN_APP_BUILD_CHECK=1 and carries no validator. The sources name
+# the description with TERN_APP_CHECKED(desc) (tern/app.h).
+find_program(TERN_HOST_CC NAMES cc gcc clang)
+function(tern_app_build_check name)
+  set(target ${name}.elf)
+  if(NOT TERN_HOST_CC)
+    message(FATAL_ERROR "tern: tern_app_build_check(${name}) needs a C compiler for the build machine")
+  endif()
+  target_compile_definitions(${target} PRIVATE TERN_APP_BUILD_CHECK=1)
+  set(sources)
+  foreach(src ${ARGN})
+    get_filename_component(abs ${src} ABSOLUTE)
+    list(APPEND sources ${abs})
+  endforeach()
+  set(config)
+  if(EXISTS ${TERN_BOARD_DIR}/board_config.h)
+    set(config -include ${TERN_BOARD_DIR}/board_config.h)
+  endif()
+  set(checker ${CMAKE_CURRENT_BINARY_DIR}/${name}.appcheck)
+  set(defs $<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>)
+  add_custom_command(TARGET ${target} PRE_LINK
+    COMMAND ${TERN_HOST_CC} -std=gnu11 -O0 -w -no-pie ${config}
+      "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" -DTERN_APPCHECK=1 -Dmain=tern_appcheck_app_main
+      -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_SOURCE_DIR}/arch/host -I${CMAKE_SOURCE_DIR}/kernel
+      ${sources} ${CMAKE_SOURCE_DIR}/kernel/app_check.c ${CMAKE_SOURCE_DIR}/kernel/console.c
+      ${CMAKE_SOURCE_DIR}/kernel/status.c ${CMAKE_SOURCE_DIR}/tools/appcheck/appcheck.c
+      -Wl,--unresolved-symbols=ignore-all -o ${checker}
+    COMMAND ${checker} ${target}
+    COMMAND_EXPAND_LISTS VERBATIM)
+endfunction()

@@ -127,17 +127,26 @@ tern_time clock_now_irqs_off(void) { return extend(); }
 uint32_t tern_clock_hz(void) { return port_board.clock_hz; }
 
 /* A 64-bit division costs thousands of cycles on an 8-bit CPU: boards
- * whose tick is one cycle skip it. */
+ * whose tick is one cycle skip it. The AVR port's tick always is
+ * (Timer1 at the CPU clock, arch/avr/avr_board.c), known when it is
+ * compiled: its images link neither the multiply nor the divide (~600
+ * bytes of libgcc). */
+#if defined(__AVR__)
+#define TICK_IS_CYCLE true
+#else
+#define TICK_IS_CYCLE (port_board.cycles_per_tick_num == port_board.cycles_per_tick_den)
+#endif
+
 uint64_t tern_ticks_to_cycles(tern_time ticks)
 {
-    if (port_board.cycles_per_tick_num == port_board.cycles_per_tick_den)
+    if (TICK_IS_CYCLE)
         return ticks;
     return ticks * port_board.cycles_per_tick_num / port_board.cycles_per_tick_den;
 }
 
 tern_time tern_cycles_to_ticks(uint64_t cycles)
 {
-    if (port_board.cycles_per_tick_num == port_board.cycles_per_tick_den)
+    if (TICK_IS_CYCLE)
         return cycles;
     return cycles * port_board.cycles_per_tick_den / port_board.cycles_per_tick_num;
 }

@@ -124,10 +124,22 @@ void tern_printf_rom(const TERN_ROM char *fmt, ...)
     va_end(ap);
 }
 
-void tern_puts(const char *str)
+void tern_puts(const TERN_ROM char *str)
 {
     while (*str)
         port_putc(*str++);
+}
+
+void tern_putu(uint32_t v)
+{
+    char digits[10];
+    uint8_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        port_putc(digits[--n]);
 }
 
 int tern_vsnprintf(char *buf, size_t size, const TERN_ROM char *fmt, va_list ap)

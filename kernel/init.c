@@ -9,8 +9,11 @@ static void run_limit_reached(tern_alarm *a, void *arg)
 {
     (void)a;
     (void)arg;
-    tern_printf("\ntern: virtual-time limit of %u s reached (task %s running)\n",
-                (unsigned)TERN_RUN_LIMIT_S, tern_task_name(sched_running_task()));
+    tern_puts(TERN_ROM_STR("\ntern: virtual-time limit of "));
+    tern_putu(TERN_RUN_LIMIT_S);
+    tern_puts(TERN_ROM_STR(" s reached (task "));
+    tern_puts(tern_task_name(sched_running_task()));
+    tern_puts(TERN_ROM_STR(" running)\n"));
     port_exit(TERN_EXIT_RUN_LIMIT);
 }
 #endif

@@ -76,9 +76,33 @@ void *heap_alloc_for(size_t size, tern_task_id owner);
 void heap_free(void *p); /* any owner */
 void heap_reclaim_task(tern_task_id owner, size_t *bytes, uint32_t *blocks);
 
-/* Applications (app.c). */
+/* Applications (app.c, app_check.c). */
 const tern_group_desc *app_group(uint8_t id);
-void app_finalize_done(tern_task_id id);
+const tern_group_desc *app_find_group(const tern_app_desc *app, uint8_t id);
+tern_status app_refuse_rom(tern_app_error *err, tern_status code, const tern_app_desc *app,
+                           int index, const TERN_ROM char *field, const TERN_ROM char *fmt, ...);
+tern_status app_refuse_field(tern_app_error *err, tern_status code, int index,
+                             const TERN_ROM char *field);
+/* app_refuse_text(err, code, app, task index or -1, "field", "format",
+ * ...): field and format are literals, checked as printf's and kept in
+ * flash. app_refuse is the same, except in a build-checked image
+ * (TERN_APP_BUILD_CHECK): that keeps the code, the task and the field of
+ * what it refuses at run time, without the sentence and its formatter. */
+#define app_refuse_text(err, code, app, index, field, fmt, ...)                              \
+    (TERN_FORMAT_CHECK(fmt, ##__VA_ARGS__),                                                   \
+     app_refuse_rom(err, code, app, index, TERN_ROM_STR(field), TERN_ROM_STR(fmt), ##__VA_ARGS__))
+#if TERN_APP_BUILD_CHECK
+#define app_refuse(err, code, app, index, field, fmt, ...)                                   \
+    (TERN_FORMAT_CHECK(fmt, ##__VA_ARGS__), (void)(app),                                      \
+     app_refuse_field(err, code, index, TERN_ROM_STR(field)))
+#else
+#define app_refuse app_refuse_text
+#endif
+
+/* app_finalize_done, reached through this pointer that tern_task_finalize
+ * sets (the only way into TASK_FINALIZING): an image that finalizes no
+ * task links none of it (the leak report, the reclaim, the drops). */
+extern void (*app_finalizer)(tern_task_id id);
 void app_reset(void);
 
 /* Time (clock.c, timer.c). */

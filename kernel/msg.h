@@ -181,7 +181,7 @@ MSG_STEP bool msg_task_handled(tern_tcb *t, tern_port port)
     if (port == TERN_PORT_INIT && t->state == TASK_CREATED) {
         msg_task_ready(t);
     } else if (port == TERN_PORT_FINAL && t->state == TASK_FINALIZING) {
-        app_finalize_done((tern_task_id)(t - tern_tasks));
+        app_finalizer((tern_task_id)(t - tern_tasks));
         return true;
     }
     return false;

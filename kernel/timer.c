@@ -180,7 +180,7 @@ tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
     tern_task_id self = tern_self();
     if (self == TERN_NO_TASK)
         return TERN_ESTATE;
-    if (k >= TERN_TIMERS_PER_TASK)
+    if ((unsigned)k + 1 > TERN_TIMERS_PER_TASK) /* k >= ..., also when it is 0 */
         return TERN_ERANGE;
     /* A deadline past 2^64 ticks would wrap into the past: the timer
      * would fire at once, and a periodic one re-arm into the past forever
@@ -205,7 +205,7 @@ tern_status tern_timer_cancel(uint8_t k)
     tern_task_id self = tern_self();
     if (self == TERN_NO_TASK)
         return TERN_ESTATE;
-    if (k >= TERN_TIMERS_PER_TASK)
+    if ((unsigned)k + 1 > TERN_TIMERS_PER_TASK)
         return TERN_ERANGE;
     tern_alarm_cancel(&tern_tasks[self].timers[k]);
     return TERN_OK;

@@ -273,12 +273,7 @@ int main(void)
          .state = &alarm_state, .n_in_ports = 2},
     };
     static const tern_app_desc app = {.name = "bips", .tasks = tasks, .n_tasks = 2};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("bips: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -206,12 +206,7 @@ int main(void)
         {.name = "node", .id = 0, .priority = 1, .handler = node_task, .n_in_ports = 2},
     };
     static const tern_app_desc app = {.name = "bips_rb", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("bips_rb: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

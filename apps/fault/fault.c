@@ -27,12 +27,7 @@ int main(void)
         {.name = "crasher", .id = 0, .priority = 3, .handler = crasher},
     };
     static const tern_app_desc app = {.name = "fault", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("fault: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

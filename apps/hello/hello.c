@@ -20,12 +20,7 @@ int main(void)
         {.name = "greeter", .id = 0, .priority = 1, .handler = greeter},
     };
     static const tern_app_desc app = {.name = "hello", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("hello: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -364,7 +364,6 @@ static const tern_app_desc app = {.name = "modules", .tasks = tasks, .n_tasks = 
 
 int main(void)
 {
-    tern_app_error err;
     tern_init();
     tern_status st = procbus_remote_attach();
     if (st != TERN_OK) {
@@ -374,9 +373,5 @@ int main(void)
     tern_printf("modules %u: of %u processors, board %s, model %s, %lu Hz\n",
                 tern_remote_address(), procbus_count(), TERN_BOARD_NAME, TERN_MODEL_NAME,
                 (unsigned long)tern_clock_hz());
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("modules: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

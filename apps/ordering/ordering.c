@@ -169,13 +169,8 @@ int main(void)
         {.name = "high2", .id = HIGH2, .priority = 6, .handler = worker, .n_in_ports = 1},
     };
     static const tern_app_desc app = {.name = "ordering", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
     tern_printf("ordering: model %s\n", tern_model_name);
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("ordering: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -74,12 +74,7 @@ int main(void)
          .n_in_ports = 1},
     };
     static const tern_app_desc app = {.name = "prodcons", .tasks = tasks, .n_tasks = 2};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("prodcons: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

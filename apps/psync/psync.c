@@ -172,12 +172,7 @@ int main(void)
         {.name = "psync", .id = TASK_PSYNC, .priority = 1, .handler = psync_task},
     };
     static const tern_app_desc app = {.name = "psync", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("psync: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -343,12 +343,7 @@ int main(void)
          .n_in_ports = 2},
     };
     static const tern_app_desc app = {.name = "radio", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("radio: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

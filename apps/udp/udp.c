@@ -212,11 +212,6 @@ int main(void)
         {.name = "net", .id = TASK_NET, .priority = 1, .handler = net_task, .n_in_ports = 3},
     };
     static const tern_app_desc app = {.name = "udp", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("udp: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

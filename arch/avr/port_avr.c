@@ -82,10 +82,13 @@ bool port_idle(uint8_t state, tern_time max_ticks)
 #if !AVR_THREADS
     for (uint8_t i = 0; i < AVR_STACK_GUARD; i++)
         if (__stack_limit[i] != AVR_STACK_PAINT) {
-            tern_printf("\ntern: stack overflow in the shared stack: its %u-byte guard above .bss "
-                        "was written (%lu of %lu bytes used)\n",
-                        AVR_STACK_GUARD, (unsigned long)port_stack_used(),
-                        (unsigned long)port_stack_size());
+            tern_puts(TERN_ROM_STR("\ntern: stack overflow in the shared stack: its "));
+            tern_putu(AVR_STACK_GUARD);
+            tern_puts(TERN_ROM_STR("-byte guard above .bss was written ("));
+            tern_putu(port_stack_used());
+            tern_puts(TERN_ROM_STR(" of "));
+            tern_putu(port_stack_size());
+            tern_puts(TERN_ROM_STR(" bytes used)\n"));
             port_exit(TERN_EXIT_STACK_OVERFLOW);
         }
 #endif

@@ -108,6 +108,6 @@ __attribute__((naked, used)) void avr_bad_irq(void)
 
 __attribute__((used, noreturn)) void avr_unexpected_irq(void)
 {
-    tern_printf("\ntern: unexpected interrupt (no handler on its vector)\n");
+    tern_puts(TERN_ROM_STR("\ntern: unexpected interrupt (no handler on its vector)\n"));
     port_exit(AVR_EXIT_FAULT);
 }

@@ -391,12 +391,7 @@ int main(void)
         {.name = "node", .id = 0, .priority = 1, .handler = node_task, .n_in_ports = 2},
     };
     static const tern_app_desc app = {.name = "bips_macs", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("bips_macs: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

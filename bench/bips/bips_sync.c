@@ -103,12 +103,7 @@ int main(void)
         {.name = "node", .id = 0, .priority = 1, .handler = node_task},
     };
     static const tern_app_desc app = {.name = "bips_sync", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("bips_sync: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

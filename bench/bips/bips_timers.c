@@ -293,12 +293,7 @@ int main(void)
         {.name = "load", .id = LOAD, .priority = 1, .handler = load, .n_in_ports = 1},
     };
     static const tern_app_desc app = {.name = "bips_timers", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("bips_timers: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -155,12 +155,7 @@ int main(void)
         WORKER(HI, 5), WORKER(LO, 4), WORKER(P1, 3), WORKER(P2, 3),
     };
     static const tern_app_desc app = {.name = "handoff", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("handoff: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

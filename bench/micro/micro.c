@@ -506,12 +506,7 @@ int main(void)
         {.name = "peer", .id = PEER, .priority = 2, .handler = peer, .n_in_ports = 1},
     };
     static const tern_app_desc app = {.name = "micro", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("micro: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

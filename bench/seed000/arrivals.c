@@ -1,7 +1,14 @@
 #include "arrivals.h"
 
+/* The table stays in flash on the AVR (its .rodata is copied to RAM). */
+#ifdef __AVR__
+#define ARRIVALS_ROM __flash
+#else
+#define ARRIVALS_ROM
+#endif
+
 /* log2(1 + i/64) in Q16, i = 0..64 (rounded), for table interpolation. */
-static const uint16_t log2_table[65] = {
+static const ARRIVALS_ROM uint16_t log2_table[65] = {
     0, 1466, 2909, 4331, 5732, 7112, 8473, 9814,
     11136, 12440, 13727, 14996, 16248, 17484, 18704, 19909,
     21098, 22272, 23433, 24579, 25711, 26830, 27936, 29029,

@@ -87,6 +87,23 @@ tern_status tern_app_validate(const tern_app_desc *app, tern_app_error *err);
  * creation: messages that reach a task before its INIT are held). */
 tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err);
 
+/* The usual main(): tern_app_start, then the kernel's loop (tern_run);
+ * never returns. A refused description is printed ("tern: <text>
+ * (<status>)") and the program exits with status 1. */
+__attribute__((noreturn)) void tern_app_run(const tern_app_desc *app);
+
+/* TERN_APP_CHECKED(desc), at file scope beside the description an image
+ * starts: in a build with TERN_APP_BUILD_CHECK (cmake:
+ * tern_app_build_check), the names for the build-time check
+ * (tools/appcheck), which runs tern_app_validate on the build machine with
+ * the image's definitions and fails the build with the same named error;
+ * the image then carries no validator. Nothing in the image. */
+#ifdef TERN_APPCHECK
+#define TERN_APP_CHECKED(desc) const tern_app_desc *const tern_appcheck_desc = &(desc)
+#else
+#define TERN_APP_CHECKED(desc) extern const tern_app_desc *const tern_appcheck_desc
+#endif
+
 /* Deliver FINAL to a task; when it has run, the task's heap blocks are
  * reported as leaks and reclaimed, its timers cancelled, and it is removed.
  * TERN_EFULL when the message pool has no room for FINAL: the task goes on

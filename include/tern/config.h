@@ -45,6 +45,14 @@
 #endif
 #define TERN_EXIT_RUN_LIMIT 125
 
+/* 1: the application description was validated when the image was built
+ * (cmake tern_app_build_check, tools/appcheck), so the image carries no
+ * validator; what is refused at run time (a second app, a missing bus, an
+ * INIT the pool cannot take) names the code and the field only. */
+#ifndef TERN_APP_BUILD_CHECK
+#define TERN_APP_BUILD_CHECK 0
+#endif
+
 #ifndef TERN_TRACE_EVENTS
 #define TERN_TRACE_EVENTS 64 /* trace ring capacity, a power of two; 0 disables */
 #endif

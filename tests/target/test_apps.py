@@ -3,10 +3,13 @@ deadlines, ownership of payloads, and the errors a user must see."""
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
-from conftest import ARCH, BOARDS, run
+from conftest import ARCH, BOARDS, image, run
+
+from terntools import build
 
 # A periodic task timer's handler starts at most this many cycles
 # (instructions on QEMU boards) after its ideal deadline, measured from
@@ -75,6 +78,26 @@ def test_refused_description_names_task_and_field(board_model: tuple[str, str]) 
     assert "routes[].task" in r.out
     assert "goes to task 7" in r.out
     assert "handler ran" not in r.out
+
+
+def test_description_checked_at_build_time_is_refused_with_the_same_error(board: str) -> None:
+    """bad-description-checked.elf: the same description with
+    TERN_APP_BUILD_CHECK (tools/appcheck). Its build fails, before there is
+    an image, with the error the run-time check prints."""
+    r = run(board, "stack", "bad-description")
+    refused = [line for line in r.lines if line.startswith("refused: ")]
+    assert len(refused) == 1, r.out
+    out = build.build_dir(board, "stack")
+    image(board, "stack", "bad-description")  # configured and built
+    elf = next(out.glob("apps/bad-description/bad-description-checked.elf"), None)
+    if elf:
+        elf.unlink()
+    proc = subprocess.run(["cmake", "--build", str(out), "--target", "bad-description-checked.elf"],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "bad-description-checked.elf: refused at build time: " + refused[0].removeprefix(
+        "refused: ") in proc.stdout + proc.stderr
+    assert not (out / "apps/bad-description/bad-description-checked.elf").exists()
 
 
 def test_fault_is_reported_with_task_and_nonzero_status(board: str) -> None:

@@ -118,12 +118,7 @@ int main(void)
         {.name = "sink", .id = SINK, .priority = 1, .handler = sink, .n_in_ports = 2},
     };
     static const tern_app_desc app = {.name = "faults", .tasks = tasks, .n_tasks = 2};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("faults: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

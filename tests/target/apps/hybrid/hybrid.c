@@ -307,13 +307,8 @@ int main(void)
         {.name = "feed", .id = FEED, .priority = 6, .handler = rtc, .n_in_ports = 1},
     };
     static const tern_app_desc app = {.name = "hybrid", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
     tern_printf("hybrid: model %s\n", tern_model_name);
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("hybrid: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

@@ -65,12 +65,7 @@ int main(void)
         {.name = "ticker", .id = 2, .priority = 2, .handler = ticker},
     };
     static const tern_app_desc app = {.name = "overflow", .tasks = tasks, .n_tasks = 3};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("overflow: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

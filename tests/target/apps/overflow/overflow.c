@@ -48,12 +48,7 @@ int main(void)
          .stack_size = DEEP_STACK},
     };
     static const tern_app_desc app = {.name = "overflow", .tasks = tasks, .n_tasks = 2};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("overflow: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

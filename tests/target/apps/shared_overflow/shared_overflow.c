@@ -48,12 +48,7 @@ int main(void)
         {.name = "digger", .id = 0, .priority = 1, .handler = digger},
     };
     static const tern_app_desc app = {.name = "shared_overflow", .tasks = tasks, .n_tasks = 1};
-    tern_app_error err;
 
     tern_init();
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("shared_overflow: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }

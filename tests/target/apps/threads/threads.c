@@ -377,13 +377,8 @@ int main(void)
     };
 #undef WORKER
     static const tern_app_desc app = {.name = "threads", .tasks = tasks, .n_tasks = N_TASKS};
-    tern_app_error err;
 
     tern_init();
     tern_printf("threads: model %s\n", tern_model_name);
-    if (tern_app_start(&app, &err) != TERN_OK) {
-        tern_printf("threads: %s\n", err.text);
-        return 1;
-    }
-    tern_run();
+    tern_app_run(&app);
 }
