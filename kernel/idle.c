@@ -7,13 +7,15 @@
 
 volatile uint8_t tern_idle_waiting;
 static tern_time wake_time; /* clock at the first interrupt of the period */
-static tern_idle_stats stats;
+static tern_idle_stats stats; /* zeros when TERN_IDLE_STATS is 0 */
 static tern_idle_hook hook;
 static tern_idle_work work;
 
 void idle_reset(void)
 {
+#if TERN_IDLE_STATS
     memset(&stats, 0, sizeof stats);
+#endif
     hook = NULL;
     work = NULL;
     tern_idle_waiting = 0;
@@ -89,6 +91,7 @@ bool idle_once(void)
     tern_idle_waiting = 0;
     tern_time end = wake_time;
     tern_trace(TERN_EV_IDLE_EXIT, state, 0);
+#if TERN_IDLE_STATS
 #if defined(__AVR__)
     /* Shorter than 2^32 ticks: the port always has a deadline programmed
      * at most half a counter wrap ahead (timer.c), and it ends the period.
@@ -112,6 +115,7 @@ bool idle_once(void)
         stats.state_ticks[state] += length;
         stats.state_periods[state]++;
     }
+#endif
 #endif
     port_irq_restore(s);
     if (hook)

@@ -53,6 +53,12 @@
 #define TERN_APP_BUILD_CHECK 0
 #endif
 
+/* 0: the idle loop keeps no statistics (tern_idle_get_stats reads zeros);
+ * the idle hook still sees every period. */
+#ifndef TERN_IDLE_STATS
+#define TERN_IDLE_STATS 1
+#endif
+
 #ifndef TERN_TRACE_EVENTS
 #define TERN_TRACE_EVENTS 64 /* trace ring capacity, a power of two; 0 disables */
 #endif
