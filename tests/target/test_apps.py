@@ -80,10 +80,14 @@ def test_refused_description_names_task_and_field(board_model: tuple[str, str]) 
     assert "handler ran" not in r.out
 
 
-def test_description_checked_at_build_time_is_refused_with_the_same_error(board: str) -> None:
+# One board of each CPU: the check runs on the build machine, what differs
+# is the board's limits and definitions it is compiled with.
+@pytest.mark.parametrize("checked_board", ["atmega128", "mps2-an385"])
+def test_description_checked_at_build_time_is_refused_with_the_same_error(checked_board: str) -> None:
     """bad-description-checked.elf: the same description with
     TERN_APP_BUILD_CHECK (tools/appcheck). Its build fails, before there is
     an image, with the error the run-time check prints."""
+    board = checked_board
     r = run(board, "stack", "bad-description")
     refused = [line for line in r.lines if line.startswith("refused: ")]
     assert len(refused) == 1, r.out
