@@ -10,6 +10,7 @@ static tern_time wake_time; /* clock at the first interrupt of the period */
 static tern_idle_stats stats; /* zeros when TERN_IDLE_STATS is 0 */
 static tern_idle_hook hook;
 static tern_idle_work work;
+uint8_t (*idle_power)(uint8_t state, tern_time available);
 
 void idle_reset(void)
 {
@@ -18,6 +19,7 @@ void idle_reset(void)
 #endif
     hook = NULL;
     work = NULL;
+    idle_power = NULL;
     tern_idle_waiting = 0;
 }
 
@@ -83,6 +85,8 @@ bool idle_once(void)
 #endif
     uint8_t state = tern_idle_choose(port_board.sleep_states, port_board.n_sleep_states,
                                      available);
+    if (idle_power)
+        state = idle_power(state, available);
     tern_trace(TERN_EV_IDLE_ENTER, state, 0);
     tern_time start = tern_now();
     wake_time = start;

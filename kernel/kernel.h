@@ -117,6 +117,10 @@ void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time p
 /* Trace (trace.c), idle (idle.c). */
 void trace_init(void);
 void idle_reset(void);
+/* The sleep state to enter instead of the residency rule's (power.c, set by
+ * tern_power_init; NULL: the rule's). `available`: ticks to the next
+ * deadline, UINT64_MAX for none. */
+extern uint8_t (*idle_power)(uint8_t state, tern_time available);
 bool idle_once(void);
 void idle_note_wake(void);
 

@@ -22,6 +22,7 @@
 #include "avr_mcu.h"
 #include "board.h"
 #include "tern/port.h"
+#include "tern/power.h"
 #include "tern/time.h"
 
 /* Sleep states, in cycles. Idle stops only the CPU clock: waking costs the
@@ -34,18 +35,35 @@
  *
  * Power-save is accounted, not entered: on the real part it stops
  * Timer1, which is this port's clock (only the asynchronous Timer2 runs on),
- * so board_sleep() uses idle mode for both. */
+ * so board_sleep() uses idle mode for both, unless the app called
+ * tern_power_init() (tern/power.h): then it enters the real modes, as
+ * board_sleep() explains. */
+#ifndef BOARD_WAKE_CYCLES
 static const tern_sleep_state sleep_states[] = {
     {.name = "idle", .residency = 0, .exit_latency = 4},
     {.name = "power-save", .residency = 4000, .exit_latency = 1004},
 };
+#else
+/* Boards with power figures (board.h; the module boards): power-save's
+ * residency is seed 002's break-even time from them, and power-down, entered
+ * only when another processor allowed it and nothing is due (kernel/power.c),
+ * has none ("never" by the residency rule). */
+static const tern_sleep_state sleep_states[] = {
+    {.name = "idle", .residency = 0, .exit_latency = 4},
+    {.name = "power-save",
+     .residency = TERN_BREAK_EVEN(BOARD_POWER_IDLE_UW, BOARD_POWER_SAVE_UW, BOARD_POWER_WAKE_UW,
+                                  BOARD_WAKE_CYCLES),
+     .exit_latency = BOARD_WAKE_CYCLES + 4},
+    {.name = "power-down", .residency = UINT64_MAX, .exit_latency = BOARD_WAKE_CYCLES + 4},
+};
+#endif
 
 const tern_board_info port_board = {
     .clock_hz = F_CPU,
     .counter_bits = 32,
     .cycles_per_tick_num = 1, /* kernel/clock.c counts on it (TICK_IS_CYCLE) */
     .cycles_per_tick_den = 1,
-    .n_sleep_states = 2,
+    .n_sleep_states = sizeof sleep_states / sizeof sleep_states[0],
     .sleep_states = sleep_states,
 };
 
@@ -210,16 +228,52 @@ ISR(TIMER1_COMPA_vect)
  * instructions after a SEI; without them the CLI would come first and a
  * pending interrupt would never run. The real part runs the handler
  * before the instruction after SLEEP, so they cost two cycles there. */
-void board_sleep(uint8_t state)
+static bool real_modes; /* port_sleep_modes(): tern_power_init() was called */
+
+void port_sleep_modes(bool on) { real_modes = on; }
+
+static void sleep_now(uint8_t sm)
 {
-    (void)state; /* power-save is accounted, not entered (see above) */
-    AVR_SLEEP_CTRL = (uint8_t)((AVR_SLEEP_CTRL & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | _BV(SE));
+    AVR_SLEEP_CTRL = (uint8_t)((AVR_SLEEP_CTRL & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | sm | _BV(SE));
     __asm__ volatile("sei\n\t"
                      "sleep\n\t"
                      "nop\n\t"
                      "nop\n\t"
                      "cli\n" ::: "memory");
     AVR_SLEEP_CTRL &= (uint8_t)~_BV(SE);
+}
+
+/* With real modes (module boards, tern_power_init): power-save (state 1)
+ * keeps Timer1 and its deadline as the wake source, without the overflow
+ * interrupt, which would wake the CPU every 65,536 cycles: the compare
+ * match reads the counter once per wrap while a deadline is pending, and
+ * power-save is only chosen with one. On silicon power-save stops Timer1:
+ * the deadline would have to come from the asynchronous timer and its
+ * 32 kHz crystal (not done: tern-sim runs Timer1 in every mode).
+ * Power-down (state 2) stops Timer1 as the part does, so the kernel's clock
+ * stands still until a bus frame (or any interrupt) wakes the CPU; power-down
+ * is only chosen with no deadline. On silicon the bus's pin would have to
+ * wake it as a level or pin-change interrupt (an edge on INT4..7 needs the
+ * I/O clock); simavr wakes on any. */
+void board_sleep(uint8_t state)
+{
+    if (!real_modes || state == 0) {
+        sleep_now(0); /* idle; deeper states accounted, not entered (see above) */
+        return;
+    }
+#ifdef BOARD_WAKE_CYCLES
+    if (state == 2) {
+        uint8_t tccr1b = TCCR1B;
+        TCCR1B = 0;
+        sleep_now(_BV(SM1));
+        TCCR1B = tccr1b;
+        return;
+    }
+#endif
+    AVR_TIMER1_IMSK &= (uint8_t)~_BV(TOIE1);
+    sleep_now(_BV(SM1) | _BV(SM0));
+    (void)port_counter_read(); /* a wrap during the sleep, before the overflow flag is served */
+    AVR_TIMER1_IMSK |= _BV(TOIE1);
 }
 
 /* --- Software-triggered device interrupts --------------------------------- */

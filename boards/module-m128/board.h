@@ -12,6 +12,16 @@
  * bus_irq=E4, board.json's "bus_irq": "PE4"). */
 #define BOARD_BUS_INT 4
 
+/* Power figures for the idle policy (tern/power.h, docs/boards.md "Power"):
+ * ATmega128L at 7.3728 MHz and 3 V, tern-sim's figures (docs/tern-sim.md,
+ * "Energy"): idle 3.2 mA = 9,600 uW; power-save 15 uA = 45 uW. Waking from power-save or power-down
+ * pays the crystal oscillator's start-up, 16K CK, at about the idle power
+ * (the oscillator runs, the CPU waits): E_W = P_I * T_W. */
+#define BOARD_POWER_IDLE_UW 9600u
+#define BOARD_POWER_SAVE_UW 45u
+#define BOARD_POWER_WAKE_UW 9600u
+#define BOARD_WAKE_CYCLES 16384u
+
 /* No other pins to set up. */
 static inline void board_init_pins(void) {}
 

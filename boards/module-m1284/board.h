@@ -14,6 +14,17 @@
  * bus_irq=B2, board.json's "bus_irq": "PB2"). */
 #define BOARD_BUS_INT 2
 
+/* Power figures for the idle policy (tern/power.h, docs/boards.md "Power"):
+ * ATmega1284P at 20 MHz and 5 V, tern-sim's figures (docs/tern-sim.md,
+ * "Energy"): idle 1.3 mA at 8 MHz scaled to 20 MHz, 3.25 mA = 16,250 uW;
+ * power-save 0.6 uA = 3 uW. Waking from power-save or power-down
+ * pays the crystal oscillator's start-up, 16K CK, at about the idle power
+ * (the oscillator runs, the CPU waits): E_W = P_I * T_W. */
+#define BOARD_POWER_IDLE_UW 16250u
+#define BOARD_POWER_SAVE_UW 3u
+#define BOARD_POWER_WAKE_UW 16250u
+#define BOARD_WAKE_CYCLES 16384u
+
 /* No other pins to set up. */
 static inline void board_init_pins(void) {}
 

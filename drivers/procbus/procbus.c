@@ -32,9 +32,9 @@ static procbus_counters counters;
 /* The frame read off the bus. With cfg.rx_fn, held_len > 0 while rx_fn has
  * not taken it: it stays on the bus, unreleased, until it does. */
 static uint8_t held_src, held_len, held[PROCBUS_FRAME_MAX];
-/* procbus_claim(): frames of this first byte go to claim_fn. */
-static uint8_t claim_kind;
-static procbus_rx_fn claim_fn;
+/* procbus_claim(): frames of these first bytes go to their functions. */
+static uint8_t claim_kind[PROCBUS_CLAIMS];
+static procbus_rx_fn claim_fn[PROCBUS_CLAIMS];
 
 /* --- Reception ------------------------------------------------------------ */
 
@@ -72,12 +72,13 @@ static void rx_one(void)
     held_src = src;
     for (uint8_t i = 0; i < len; i++)
         held[i] = REG(TERN_BUS_RX_DATA_ADDR);
-    if (claim_fn && held[0] == claim_kind) {
-        rx_release();
-        counters.rx_claimed++;
-        (void)claim_fn(src, held, len);
-        return;
-    }
+    for (uint8_t c = 0; c < PROCBUS_CLAIMS; c++)
+        if (claim_fn[c] && held[0] == claim_kind[c]) {
+            rx_release();
+            counters.rx_claimed++;
+            (void)claim_fn[c](src, held, len);
+            return;
+        }
     if (cfg.rx_fn) {
         held_len = len;
         offer_held();
@@ -168,12 +169,24 @@ procbus_status procbus_send_stamped(uint8_t dst, const void *payload, uint8_t le
     return send(dst, payload, len, TERN_BUS_SEND | TERN_BUS_SEND_STAMP);
 }
 
-void procbus_claim(uint8_t kind, procbus_rx_fn fn)
+procbus_status procbus_claim(uint8_t kind, procbus_rx_fn fn)
 {
     tern_irq_state s = port_irq_save();
-    claim_kind = kind;
-    claim_fn = fn;
+    uint8_t slot = PROCBUS_CLAIMS;
+    for (uint8_t c = 0; c < PROCBUS_CLAIMS; c++) {
+        if (claim_fn[c] && claim_kind[c] == kind) {
+            slot = c; /* replaces it */
+            break;
+        }
+        if (!claim_fn[c] && slot == PROCBUS_CLAIMS)
+            slot = c;
+    }
+    if (slot < PROCBUS_CLAIMS) {
+        claim_kind[slot] = kind;
+        claim_fn[slot] = fn;
+    }
     port_irq_restore(s);
+    return slot < PROCBUS_CLAIMS ? PROCBUS_OK : PROCBUS_EINVAL;
 }
 
 bool procbus_tx_free(void) { return ready && (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE); }

@@ -102,9 +102,12 @@ procbus_status procbus_send_stamped(uint8_t dst, const void *payload, uint8_t le
 
 /* Frames whose first byte is `kind` go to fn instead of the configured
  * receiver, in the bus interrupt, and are released when it returns (its
- * result is ignored). One claim; a later one replaces it. Time sync's
- * frames (procbus_sync.h) pass by the bus manager this way. */
-void procbus_claim(uint8_t kind, procbus_rx_fn fn);
+ * result is ignored). Up to PROCBUS_CLAIMS kinds; a later claim of the same
+ * kind replaces it; one more kind is refused, PROCBUS_EINVAL. Time sync's
+ * frames (procbus_sync.h) and power requests (procbus_power.h) pass by the
+ * bus manager this way. */
+#define PROCBUS_CLAIMS 2
+procbus_status procbus_claim(uint8_t kind, procbus_rx_fn fn);
 
 /* True when a send would not be refused as busy: the last frame has
  * arrived. */

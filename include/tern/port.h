@@ -49,6 +49,9 @@ void port_set_level(int8_t level);
  * the system, only the host port says so). `state` is the sleep state the kernel
  * chose and `max_ticks` the time to the next deadline (UINT64_MAX: none). */
 bool port_idle(uint8_t state, tern_time max_ticks);
+/* From now on enter the sleep states' real modes (tern_power_init; AVR
+ * boards): until then a port may account a deep state and sleep shallow. */
+void port_sleep_modes(bool on);
 /* Non-zero while the kernel waits in port_idle(); cleared by the first
  * interrupt. A port that idles by spinning (emulated boards) spins on it. */
 extern volatile uint8_t tern_idle_waiting;

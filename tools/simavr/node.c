@@ -425,10 +425,14 @@ static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle)
 		const avr_flashaddr_t pc = avr->pc;
 		const avr_cycle_count_t before = avr->cycle;
 		const bool asleep = avr->state == cpu_Sleeping;
+		const unsigned mode = asleep ? sleep_mode(n) : 0;
 		int state = avr_run(avr);
 		if (asleep) {
 			n->sleep_cycles += avr->cycle - before;
-			n->sleep_by_mode[sleep_mode(n)] += avr->cycle - before;
+			n->sleep_by_mode[mode] += avr->cycle - before;
+			/* the energy of the oscillator's start-up (tern-sim.c) */
+			if (avr->state != cpu_Sleeping)
+				n->wakes_by_mode[mode]++;
 		}
 		if (n->status != NODE_RUNNING)
 			return;

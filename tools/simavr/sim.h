@@ -188,6 +188,7 @@ struct sim_node {
 	/* accounting */
 	uint64_t sleep_cycles;
 	uint64_t sleep_by_mode[8];	/* by the SM2..0 bits at the time of SLEEP */
+	uint64_t wakes_by_mode[8];	/* sleeps ended, by the same bits */
 	int invalid_opcode;
 	sim_ps edge_at;		/* while a device drives a pin: the edge's exact time */
 	uint8_t channel_reg;	/* what the guest reads at TERN_SIM_CHANNEL_ADDR */

@@ -53,12 +53,60 @@ enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105, EX
  * is undefined (fuzz_simcfg: duration_us=20000002000000). */
 #define US_MAX 1.8e13
 
-/* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"). */
-#define SUPPLY_V 3.0
-static const double cpu_active_ma = 8.0;
-/* by the SM2..0 bits of MCUCR: idle, ADC noise reduction, power-down,
- * power-save, -, -, standby, extended standby */
-static const double cpu_sleep_ma[8] = { 3.2, 1.0, 0.015, 0.015, 3.2, 3.2, 0.2, 0.2 };
+/* Supply and currents for the energy figures (docs/tern-sim.md, "Energy"),
+ * per MCU. A sleep in power-down or power-save stops the main oscillator:
+ * waking pays its start-up, wake_cycles (16K CK, a crystal oscillator, from
+ * the datasheets' start-up tables) at the idle current, E_W = P_I * T_W. */
+#define RADIO_SUPPLY_V 3.0
+struct cpu_power {
+	const char *mcu;
+	double supply_v;
+	double per_mhz;		/* 0: the currents below are absolute; else active and idle scale with f */
+	double active_ma;	/* at 1 MHz when per_mhz */
+	double sleep_ma[8];	/* by SM2..0; [0] idle (at 1 MHz when per_mhz) */
+	uint32_t wake_cycles[8];
+};
+static const struct cpu_power cpu_powers[] = {
+	/* ATmega128L at 7.3728 MHz, 3 V: MicaZ datasheet (active 8 mA, sleep < 15 uA),
+	 * ATmega128L datasheet (idle, ADC noise reduction, standby) */
+	{ "atmega128", 3.0, 0, 8.0, { 3.2, 1.0, 0.015, 0.015, 3.2, 3.2, 0.2, 0.2 },
+	  { 0, 0, 16384, 16384, 0, 0, 0, 0 } },
+	/* ATmega164A/PA/324A/PA/644A/PA/1284/P datasheet, DC characteristics (the
+	 * ATmega324PA row: active 5.2 mA and idle 1.3 mA at 8 MHz, 5 V, scaled with f;
+	 * power-down 0.15 uA, power-save 0.6 uA with the 32 kHz oscillator, at 3 V);
+	 * 5 V, as 20 MHz needs 4.5 V or more. Standby: not in that table, the 128L's. */
+	{ "atmega1284p", 5.0, 1, 5.2 / 8, { 1.3 / 8, 1.3 / 8, 0.00015, 0.0006, 1.3 / 8, 1.3 / 8, 0.2, 0.2 },
+	  { 0, 0, 16384, 16384, 0, 0, 0, 0 } },
+};
+
+static const struct cpu_power *cpu_power_of(const char *mcu)
+{
+	for (size_t i = 0; i < sizeof cpu_powers / sizeof cpu_powers[0]; i++)
+		if (strcmp(cpu_powers[i].mcu, mcu) == 0)
+			return &cpu_powers[i];
+	return &cpu_powers[0];
+}
+
+/* The CPU's energy in mJ: each cycle at its state's current, plus each
+ * wake from a state that stopped the oscillator. */
+static double cpu_energy_mj(const struct sim_node *n, double seconds)
+{
+	const struct cpu_power *p = cpu_power_of(n->mcu);
+	uint64_t cycles = n->avr->cycle;
+	if (!cycles)
+		return 0;
+	double scale = p->per_mhz ? n->freq_hz / 1e6 : 1;
+	double ma_cycles = 0;	/* mA x cycles */
+	for (int m = 0; m < 8; m++) {
+		double ma = m == 0 || m == 1 || m == 4 || m == 5 ? p->sleep_ma[m] * scale : p->sleep_ma[m];
+		ma_cycles += ma * (double)n->sleep_by_mode[m];
+		ma_cycles += p->sleep_ma[0] * scale * (double)n->wakes_by_mode[m] * p->wake_cycles[m];
+	}
+	double active_cycles = cycles > n->sleep_cycles ? (double)(cycles - n->sleep_cycles) : 0;
+	ma_cycles += p->active_ma * scale * active_cycles;
+	return p->supply_v * ma_cycles / (double)cycles * seconds;
+}
+
 static const double radio_ma[CC2420_ACCT_STATES] = { 0.00002, 0.020, 0.426, 18.8, 17.4 };
 
 struct probe_cfg {
@@ -627,17 +675,20 @@ static void write_summary(FILE *f, sim_ps end)
 		sim_ps node_end = n->status == NODE_RUNNING ? end : n->end_ps;
 		uint64_t cycles = n->avr->cycle;
 		double seconds = node_end / 1e12;
-		double sleep_mc = 0;	/* mA x cycles asleep */
-		for (int m = 0; m < 8; m++)
-			sleep_mc += cpu_sleep_ma[m] * (double)n->sleep_by_mode[m];
-		double active_cycles = cycles > n->sleep_cycles ? (double)(cycles - n->sleep_cycles) : 0;
-		double cpu_mj = cycles ? SUPPLY_V * (cpu_active_ma * active_cycles + sleep_mc) / (double)cycles *
-			seconds : 0;
+		double cpu_mj = cpu_energy_mj(n, seconds);
 		static const char *const status[] = { "running", "exit", "crash", "halt" };
 		fprintf(f, "%s\n  {\"name\": \"%s\", \"status\": \"%s\", \"exit_status\": %d, \"end_ps\": %" PRIu64
 			", \"cycles\": %" PRIu64 ", \"sleep_cycles\": %" PRIu64,
 			i ? "," : "", n->name, status[n->status], n->status == NODE_EXITED ? n->exit_status : -1,
 			node_end, cycles, n->sleep_cycles);
+		/* by SM2..0: idle, ADC noise reduction, power-down, power-save, -, -, standby, extended standby */
+		fprintf(f, ",\n   \"sleep_by_mode\": [");
+		for (int m = 0; m < 8; m++)
+			fprintf(f, "%s%" PRIu64, m ? ", " : "", n->sleep_by_mode[m]);
+		fprintf(f, "], \"wakes_by_mode\": [");
+		for (int m = 0; m < 8; m++)
+			fprintf(f, "%s%" PRIu64, m ? ", " : "", n->wakes_by_mode[m]);
+		fprintf(f, "]");
 		if (n->status == NODE_CRASHED)
 			fprintf(f, ", \"crash\": \"%s\", \"crash_pc\": %" PRIu32, n->crash_reason, n->crash_pc);
 		double radio_mj = 0;
@@ -656,7 +707,7 @@ static void write_summary(FILE *f, sim_ps end)
 				c->tx_underflows, c->rxfifo_underflows, c->unsupported_strobes);
 			for (int s = 0; s < CC2420_ACCT_STATES; s++) {
 				fprintf(f, "%s\"%s\": %" PRIu64, s ? ", " : "", cc2420_acct_names[s], acct[s]);
-				radio_mj += SUPPLY_V * radio_ma[s] * (acct[s] / 1e12);
+				radio_mj += RADIO_SUPPLY_V * radio_ma[s] * (acct[s] / 1e12);
 			}
 			fputc('}', f);
 		}

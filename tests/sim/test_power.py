@@ -1,0 +1,68 @@
+"""Processor power-down and seed 002's break-even idle policy (tern/power.h,
+kernel/power.c, drivers/procbus/procbus_power.c, apps/power,
+docs/sim/power.toml): five ATmega1284P modules on tern-sim's processor bus."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+N_MSGS, ROUNDS = 20, 40  # apps/power/power.c
+T_BE = 16384  # cycles: module-m1284's board.h figures through TERN_BREAK_EVEN
+POWER_DOWN, POWER_SAVE, IDLE = 2, 3, 0  # SM2..0, summary.json's sleep_by_mode
+
+pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    out = tmp_path_factory.mktemp("power")
+    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "power.toml"), "--out", str(out)],
+                       capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    nodes = {n["name"]: n for n in json.loads((out / "summary.json").read_text())["nodes"]}
+    for name, n in nodes.items():
+        console = (out / "console" / f"{name}.txt").read_text()
+        assert n["status"] == "exit" and n["exit_status"] == 0, (name, console)
+        line = next(x for x in console.splitlines() if " summary " in x)
+        n["counters"] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    return nodes
+
+
+def test_a_powered_down_processor_wakes_for_each_message_and_gets_it(run: dict[str, dict]) -> None:
+    """Module 2 has nothing due between messages: once module 1 allowed it, it
+    powers down, each bus frame wakes it, and every message reaches `sink`
+    once and in order (it checks), and its reply reaches module 1 (checked)."""
+    m1, m2 = run["m1"]["counters"], run["m2"]["counters"]
+    assert m2["next"] == N_MSGS and m1["next"] == N_MSGS
+    assert (m2["rx_down"], m2["rx_up"], m2["rx_bad"], m1["tx_requests"]) == (1, 1, 0, 2)
+    assert m2["downs"] >= N_MSGS  # every message found it powered down
+    # the simulator saw the CPU in power-down that often, each time woken
+    assert run["m2"]["wakes_by_mode"][POWER_DOWN] == m2["down_periods"] == m2["downs"]
+    assert run["m2"]["sleep_by_mode"][POWER_DOWN] > 0.5 * sum(run["m2"]["sleep_by_mode"])
+    # 20 messages and the bye, nothing else (the power frames are claimed by the driver)
+    assert m2["rx_frames"] == N_MSGS + 1 and m1["rx_frames"] == N_MSGS
+
+
+def test_the_policy_goes_deep_only_for_gaps_longer_than_t_be(run: dict[str, dict]) -> None:
+    """The same load on three modules: gaps of T_be/4, T_be/2, 2 T_be, 3 T_be.
+    Break-even: power-save exactly for the long half; idle only; deepest always."""
+    be, idle, deep = (run[n]["counters"] for n in ("be", "idle", "deep"))
+    assert be["t_be"] == T_BE
+    assert (be["save_periods"], be["idle_periods"]) == (2 * ROUNDS, 2 * ROUNDS)
+    assert (idle["save_periods"], idle["idle_periods"]) == (0, 4 * ROUNDS)
+    assert (deep["save_periods"], deep["idle_periods"]) == (4 * ROUNDS, 0)
+    assert run["be"]["wakes_by_mode"][POWER_SAVE] == 2 * ROUNDS
+    assert run["idle"]["sleep_by_mode"][POWER_SAVE] == 0
+
+
+def test_the_break_even_policy_spends_the_least_energy(run: dict[str, dict]) -> None:
+    """tern-sim's CPU energy (ATmega1284P currents, the oscillator's start-up
+    charged per wake) over the same load: mean power, break-even lowest."""
+    mw = {n: run[n]["energy_mj"]["cpu"] / (run[n]["end_ps"] / 1e12) for n in ("be", "idle", "deep")}
+    assert mw["be"] < mw["deep"] and mw["be"] < mw["idle"], mw
