@@ -5,6 +5,7 @@
 #include "bcs_timer.h"
 #include "mac_common.h"
 #include "mux.h"
+#include "tern/port.h"
 #include "tern/time.h"
 
 #define BACKOFF_US 320u    /* 20 symbols */
@@ -16,6 +17,7 @@ static cb_counters counters;
 static const bcs_run *run;
 static mux_entry *cur;  /* the frame being tried, reserved in the mux */
 static uint8_t state;   /* cb_state */
+static bool active;     /* between t1 and t2 of a region */
 static uint8_t cw, backoffs;
 static uint16_t rnd;
 static uint32_t backoff_ticks;
@@ -81,6 +83,7 @@ static void cb_configure(const bcs_run *r, mux_entry *first)
 
 static void cb_start(void)
 {
+    active = true;
     if (state == CB_WAIT)
         next(cur);
 }
@@ -134,6 +137,17 @@ static void cb_stop(void)
     /* on air at t2 cannot happen (cb_timer checks the time) unless the radio is late */
     mac_region_stop(&cur, state == CB_TX, &counters.overrun);
     state = CB_IDLE;
+    active = false;
+}
+
+void cb_offer(void)
+{
+    tern_irq_state s = port_irq_save(); /* the region's interrupts must not run in between */
+    if (active && state == CB_IDLE) {
+        counters.offers_taken++;
+        next(mux_pick(run->region->id));
+    }
+    port_irq_restore(s);
 }
 
 static void cb_rx(cc2420_rx_frame *f)

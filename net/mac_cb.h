@@ -32,11 +32,16 @@ typedef struct {
     uint16_t no_time;     /* a frame given back: it would not end before t2 */
     uint16_t overrun;     /* a transmission still under way at t2 (must stay 0) */
     uint16_t rx;          /* data frames passed to the mux */
+    uint16_t offers_taken;/* cb_offer found CB idle in its region and picked */
 } cb_counters;
 
 extern const bcs_mac mac_cb;
 
 void cb_init(const cb_config *cfg);
+/* From a task, after mux_send: CB picks from its TOs at t0 and after each
+ * frame, so a frame queued while CB sits idle in a running region would
+ * wait for the next region; this hands it to CB now. */
+void cb_offer(void);
 const cb_counters *cb_stats(void);
 
 #endif

@@ -74,3 +74,30 @@ def test_latency_is_bounded_by_airtime_and_the_thesis(elf: Path, tmp_path: Path)
         airtime_ms = frames * (CALIBRATION_US + (6 + 5) * BYTE_US) / 1000 + size * BYTE_US / 1000
         assert all(airtime_ms < x < bounds[size] for x in lat), (size, lat, airtime_ms)
         assert max(lat) - min(lat) < 0.05, lat
+
+
+@pytest.mark.parametrize("link", ["cb", "rb"])
+def test_udp_over_the_multiplexer_nothing_lost_uncounted(elf: Path, tmp_path: Path, link: str) -> None:
+    """The same two nodes over BiPS (net/ip_link_mux.c): 50-byte datagrams
+    streamed into a TX TO bound to a CB or an RB region as fast as it
+    takes them, then 1,000-byte ones cut into 10 frames each (the next
+    datagram's frames held until a confirmation makes room).
+    Every frame queued is confirmed; a datagram missing at the receiver is
+    one whose frame the mux confirmed failed (lossless air: no other way)."""
+    runs = [seed001.Run(size=50, mode=seed001.MODE_STREAM, hops=1, datagrams=40, period_ms=0, signal_bytes=1000,
+                        block=40, link_local=True, link=link),
+            seed001.Run(size=1000, mode=seed001.MODE_STREAM, hops=1, datagrams=4, period_ms=0, signal_bytes=1000,
+                        block=4, link_local=True, link=link)]
+    for r in runs:
+        o = seed001.simulate(lossless(), r, elf, tmp_path / str(r.size))
+        tx, rx = o.link_counters if o.link_counters[0]["enqueued"] else o.link_counters[::-1]
+        assert o.sender["sent"] == r.datagrams and o.sender["refused"] == 0
+        assert tx["enqueued"] == o.sender["frames_out"] == r.datagrams * (1 if r.size == 50 else 10)
+        assert all(seed001.link_balance(c) for c in (tx, rx)) and tx["outstanding"] == 0
+        assert (tx["held"] > 0) == (r.size == 1000)  # the TO filled up and the link waited for room
+        assert tx["confirm_lost"] == 0 and rx["enqueued"] == 0
+        assert o.sender["link_failures"] == tx["failed"] + tx["late"]
+        lost = r.datagrams - o.receiver["received"]
+        assert 0 <= lost <= tx["failed"] + tx["late"] and (lost > 0) == (tx["failed"] + tx["late"] > 0)
+        assert o.receiver["corrupt"] == 0 and o.receiver["reasm_dropped"] == 0 or lost > 0
+        assert rx["rx_no_to"] == rx["rx_malformed"] == rx["rx_foreign"] == rx["rx_outside"] == 0

@@ -277,11 +277,12 @@ def cmd_bench_seed001_net(args: argparse.Namespace) -> int:
         if not isinstance(doc, dict) or "one_hop" not in doc:
             raise UsageError(f"{args.from_json}: not a seed001 net result (no 'one_hop')")
     else:
-        hops = tuple(int(h) for h in args.hops.split(",") if h.strip()) if args.hops else ()
+        spec = args.hops if args.hops is not None else ("1,2,3,4,5" if args.link == "csma" else "")
+        hops = tuple(int(h) for h in spec.split(",") if h.strip())
         plan = seed001.Plan(board=load_board(args.board), p=args.loss, latency_samples=args.latency_samples,
                             throughput_samples=args.throughput_samples, hops=hops,
                             hop_latency_samples=args.hop_latency_samples,
-                            hop_throughput_samples=args.hop_throughput_samples, seed=args.seed)
+                            hop_throughput_samples=args.hop_throughput_samples, seed=args.seed, link=args.link)
         doc = seed001.run_bench(plan, args.work, root=repo_root(), log=sys.stderr)
     sys.stdout.write(seed001.text_table(doc))
     if args.json:
@@ -634,7 +635,11 @@ def build_parser() -> Parser:
     s1n.add_argument("--latency-samples", type=_positive_int, default=100, help="datagrams per latency run (100)")
     s1n.add_argument("--throughput-samples", type=_positive_int, default=20,
                      help="throughput intervals per size (20, the thesis's n)")
-    s1n.add_argument("--hops", default="1,2,3,4,5", help="hop counts for experiment 6 ('' for none)")
+    s1n.add_argument("--hops", default=None,
+                     help="hop counts for experiment 6 ('' for none; default 1,2,3,4,5 with --link csma, none else)")
+    s1n.add_argument("--link", choices=tuple(seed001.LINKS), default="csma",
+                     help="csma: plain CSMA on the driver; cb, rb: BiPS's multiplexer with a CB or an RB "
+                          "region (one hop)")
     s1n.add_argument("--hop-latency-samples", type=_positive_int, default=20)
     s1n.add_argument("--hop-throughput-samples", type=_positive_int, default=3)
     s1n.add_argument("--seed", type=int, default=1, help="the simulation's seed (frame losses)")

@@ -19,6 +19,12 @@ apart hear each other's energy (CCA) but never a frame.
 - loss: the same stream, cut into 100 kB blocks by sequence number; the
   receiver's count per block gives the loss (equation 5.2).
 
+The link (--link): "csma", the guest's plain CSMA on the CC2420 driver;
+"cb" or "rb", BiPS's stack (net/ip_link_mux.c over the multiplexer, one
+macro slot of 164 ms with a CB or an RB region: bench/seed001/net.c). The
+BiPS links run one hop only; each node's "S001 LINK" line (frames queued,
+confirmed ok/failed/late, still outstanding) goes into the JSON.
+
 Figures in simulated time: ms, kB/s (kB = 1,000 bytes, as the thesis's
 18.9495 kB/s = 151,596 bit/s), %.
 """
@@ -56,6 +62,8 @@ LATENCY_PERIOD_MS = {50: 50, 1000: 200}
 HOP_GAP_MS = {50: 8, 1000: 60}  # a datagram's time on one hop, with margin (stream over hops)
 RSSI_HOP_DBM = -40.0  # 1 m at 0 dBm
 RSSI_TWO_HOPS_DBM = -70.0  # energy a CCA hears (threshold -77 dBm), never a frame
+LINKS = {"csma": 0, "cb": 1, "rb": 2}  # the guest's link (params word 7, bits 8-15)
+BIPS_START_S = 0.6  # the sender waits for the receiver's beacon sync (net.c START_BIPS_MS)
 
 # Thesis tables 6.4-6.6: (minimum, maximum, median) per system.
 SYSTEMS = ("Zephyr", "RIOT", "Contiki")
@@ -88,8 +96,13 @@ class Plan:
     hop_latency_samples: int = 20
     hop_throughput_samples: int = 3
     seed: int = 1
+    link: str = "csma"
 
     def check(self) -> None:
+        if self.link not in LINKS:
+            raise UsageError(f"--link: {self.link!r} is none of {', '.join(LINKS)}")
+        if self.link != "csma" and self.hops:
+            raise UsageError(f"--link {self.link}: one hop only (give --hops '')")
         if not 0 <= self.p < 1:
             raise UsageError(f"--loss: {self.p} is not in [0, 1)")
         if min(self.latency_samples, self.throughput_samples, self.hop_latency_samples,
@@ -113,11 +126,12 @@ class Run:
     signal_bytes: int
     block: int
     link_local: bool  # fe80:: addresses (elided by IPHC), else the thesis's fd0b::/64 inline
+    link: str = "csma"
 
 
 def params_blob(r: Run) -> bytes:
     return struct.pack("<8I", PARAMS_MAGIC, r.mode, r.size, r.datagrams, r.period_ms, r.signal_bytes, r.block,
-                       int(r.link_local))
+                       int(r.link_local) | LINKS[r.link] << 8)
 
 
 def patch_image(board: Board, src: Path, dst: Path, r: Run) -> None:
@@ -159,6 +173,7 @@ def line_scenario(board: Board, image: Path, hops: int, p: float, duration_s: fl
 
 FIELDS = re.compile(r"(\w+)=(\d+)")
 SUMMARY = re.compile(r"^S001 (TX|RX|FW) (.*)$", re.M)
+LINK_LINE = re.compile(r"^S001 LINK (.*)$", re.M)
 BLOCK = re.compile(r"^B (\d+) (\d+)$", re.M)
 DROPS = re.compile(r"^D (\d+) (\d+) (\d+)$", re.M)
 
@@ -175,6 +190,7 @@ class Outcome:
     frames_per_datagram: float
     wall_s: float
     nodes: tuple[sim.NodeResult, ...] = ()  # tern-sim's figures per node (energy, cycles)
+    link_counters: tuple[dict[str, int], ...] = ()  # BiPS links: each node's "S001 LINK" figures
 
 
 def _summary(text: str, where: str) -> tuple[str, dict[str, int]]:
@@ -212,18 +228,21 @@ def simulate(plan: Plan, r: Run, elf: Path, work: Path, log: TextIO | None = Non
     blocks = [int(c) for _, c in sorted((int(k), c) for k, c in BLOCK.findall(consoles[names[-1]]))]
     drops = {n: {int(s): (int(a), int(b)) for s, a, b in DROPS.findall(consoles[n])} for n in names}
     per = sender["frames_out"] / sender["sent"] if sender["sent"] else 0.0
+    link_counters = tuple({k: int(v) for k, v in FIELDS.findall(m[1])}
+                          for n in names for m in LINK_LINE.finditer(consoles[n]))
     if log:
         log.write(f"  {r.size} B {'latency' if r.mode == MODE_LATENCY else 'stream'} {r.hops} hop(s): "
                   f"{sender['sent']} sent, {receiver['received']} received, {duration:.0f} s simulated "
                   f"in {result.wall_s:.1f} s\n")
         log.flush()
-    return Outcome(tx, rx, sender, receiver, routers, blocks, drops, per, result.wall_s, result.nodes)
+    return Outcome(tx, rx, sender, receiver, routers, blocks, drops, per, result.wall_s, result.nodes,
+                   link_counters)
 
 
 def estimate_duration_s(r: Run, p: float) -> float:
     """Simulated time the run needs, generously (the nodes exit when done,
     the receiver and routers idle_ms() after their last frame: net.c)."""
-    idle_s = 1.5 + 4 * r.period_ms / 1000
+    idle_s = 1.5 + 4 * r.period_ms / 1000 + (BIPS_START_S if r.link != "csma" else 0.0)
     if r.mode == MODE_LATENCY:
         return 2.0 + r.datagrams * r.period_ms / 1000 + idle_s
     # stream: at least 4 kB/s end to end per hop's share
@@ -281,7 +300,7 @@ def verdict(metric: str, size: int, median: float | None) -> str:
     return "met" if better else "missed"
 
 
-def stream_run(size: int, hops: int, samples: int, p: float, link_local: bool) -> Run:
+def stream_run(size: int, hops: int, samples: int, p: float, link_local: bool, link: str = "csma") -> Run:
     """Over several hops the sender waits HOP_GAP_MS per further hop after
     each datagram: a router forwards one datagram at a time (ip_node) and
     drops one that completes while it is still sending."""
@@ -290,12 +309,18 @@ def stream_run(size: int, hops: int, samples: int, p: float, link_local: bool) -
     need = (samples + 1) * signal / size / max(0.5, (1 - p) ** 11) * 1.02
     datagrams = max(block, math.ceil(need / block) * block)
     return Run(size=size, mode=MODE_STREAM, hops=hops, datagrams=datagrams, period_ms=HOP_GAP_MS[size] * (hops - 1),
-               signal_bytes=signal, block=block, link_local=link_local)
+               signal_bytes=signal, block=block, link_local=link_local, link=link)
 
 
-def latency_run(size: int, hops: int, samples: int, link_local: bool) -> Run:
+def latency_run(size: int, hops: int, samples: int, link_local: bool, link: str = "csma") -> Run:
     return Run(size=size, mode=MODE_LATENCY, hops=hops, datagrams=samples, period_ms=LATENCY_PERIOD_MS[size] * hops,
-               signal_bytes=SIGNAL_BYTES[size], block=samples, link_local=link_local)
+               signal_bytes=SIGNAL_BYTES[size], block=samples, link_local=link_local, link=link)
+
+
+def link_balance(c: dict[str, int]) -> bool:
+    """A node's BiPS link accounts for every frame it queued: confirmed ok,
+    failed or late, or still outstanding."""
+    return c["enqueued"] == c["ok"] + c["failed"] + c["late"] + c["outstanding"]
 
 
 def _drops_total(o: Outcome) -> dict[str, dict[str, list[int]]]:
@@ -312,12 +337,14 @@ def run_bench(plan: Plan, work: Path, root: Path | None = None, log: TextIO | No
         "addresses": {"one_hop": "link-local fe80::ff:fe00:N (IPHC elides them)",
                       "hops": "fd0b:ad46:74e5:de4c::N+1, inline (tern's IPHC has no contexts)"},
         "units": UNITS, "thesis": {m: {str(s): v for s, v in t.items()} for m, t in THESIS.items()},
-        "raw_max_kBps": RAW_MAX_KBPS, "one_hop": {}, "hops": [],
+        "raw_max_kBps": RAW_MAX_KBPS, "one_hop": {}, "hops": [], "mac": plan.link,
+        "samples": {"latency": plan.latency_samples, "throughput": plan.throughput_samples},
     }
     for size in SIZES:
-        lat = simulate(plan, latency_run(size, 1, plan.latency_samples, True), elf, work / f"lat{size}", log)
-        r = stream_run(size, 1, plan.throughput_samples, plan.p, True)
-        st = simulate(plan, r, elf, work / f"stream{size}", log)
+        lat = simulate(plan, latency_run(size, 1, plan.latency_samples, True, plan.link), elf,
+                       work / f"{plan.link}-lat{size}", log)
+        r = stream_run(size, 1, plan.throughput_samples, plan.p, True, plan.link)
+        st = simulate(plan, r, elf, work / f"{plan.link}-stream{size}", log)
         entry: dict[str, Any] = {
             "latency_ms": stats(latencies_ms(lat)),
             "throughput_kBps": stats(throughputs_kBps(st, r.signal_bytes)),
@@ -327,6 +354,8 @@ def run_bench(plan: Plan, work: Path, root: Path | None = None, log: TextIO | No
             "stream_run": {"sent": st.sender["sent"], "received": st.receiver["received"],
                            "corrupt": st.receiver["corrupt"], "drops": _drops_total(st)},
         }
+        if plan.link != "csma":
+            entry["link_counters"] = {"latency_run": list(lat.link_counters), "stream_run": list(st.link_counters)}
         if size == 1000:  # the model's prediction, with the thesis's 11 frames and with tern's
             n = st.frames_per_datagram
             entry["loss_model_pct"] = {"thesis_n11": round(100 * (1 - (1 - plan.p) ** THESIS_FRAMES_1000), 3),
@@ -369,7 +398,8 @@ def markdown_tables(doc: dict[str, Any]) -> str:
     out = []
     table_no = {"latency_ms": "6.4", "throughput_kBps": "6.5", "loss_pct": "6.6"}
     for metric in ("latency_ms", "throughput_kBps", "loss_pct"):
-        out.append(f"**{METRIC_NAMES[metric]}** (thesis table {table_no[metric]}; tern: {doc['board']}, "
+        mac = {"csma": "plain CSMA", "cb": "BiPS CB", "rb": "BiPS RB"}[doc.get("mac", "csma")]
+        out.append(f"**{METRIC_NAMES[metric]}** (thesis table {table_no[metric]}; tern: {doc['board']}, {mac}, "
                    "simulated time)\n")
         out.append("| | " + " | ".join(f"{s} {size} B" for size in SIZES for s in (*SYSTEMS, "tern")) + " |")
         out.append("|---|" + "---:|" * (4 * len(SIZES)))
@@ -393,6 +423,8 @@ def markdown_tables(doc: dict[str, Any]) -> str:
                f"{m['1000']['frames_per_datagram']:.0f} = {m['1000']['loss_model_pct']['tern_n']:.2f} %; "
                f"measured median {_fmt(m['1000']['loss_pct']['median'])} % (50 B: measured median "
                f"{_fmt(m['50']['loss_pct']['median'])} % for p = {100 * doc['link']['p_frame_loss']:.2f} %).\n")
+    if not doc["hops"]:
+        return "\n".join(out) + "\n"
     out.append("**Experiment 6: over 1 to 5 hops** (route-over; the thesis's fd0b::/64 addresses, inline; "
                "the sender waits a datagram's time per further hop, since a router forwards one datagram at a "
                "time; medians)\n")

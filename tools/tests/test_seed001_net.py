@@ -3,10 +3,12 @@ guest's counts, without a simulation."""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import pytest
 
 from terntools import seed001
+from terntools.boards import Board, load_board
 
 
 def outcome(tx: list[int], rx: list[int], sent: int = 0, blocks: list[int] | None = None) -> seed001.Outcome:
@@ -53,3 +55,27 @@ def test_params_blob_is_the_guests_eight_words() -> None:
                      100_000, 100, 0)
     # enough datagrams for 3 signals of 100 kB, in whole loss blocks of 100 kB
     assert r.datagrams >= 300 and r.datagrams % 100 == 0
+
+
+def test_the_link_goes_into_word_7_above_the_addressing() -> None:
+    for link, code in (("csma", 0), ("cb", 1), ("rb", 2)):
+        r = seed001.latency_run(50, 1, 5, link_local=True, link=link)
+        assert struct.unpack("<8I", seed001.params_blob(r))[7] == 1 | code << 8
+
+
+def _board() -> Board:
+    return load_board("micaz-1284p", Path(__file__).resolve().parents[2])
+
+
+def test_bips_links_run_one_hop_only() -> None:
+    with pytest.raises(seed001.UsageError, match="one hop only"):
+        seed001.Plan(board=_board(), link="rb", hops=(1, 2)).check()
+    with pytest.raises(seed001.UsageError, match="--link"):
+        seed001.Plan(board=_board(), link="tdma", hops=()).check()
+    seed001.Plan(board=_board(), link="cb", hops=()).check()
+
+
+def test_link_balance_accounts_for_every_queued_frame() -> None:
+    c = {"enqueued": 12, "ok": 9, "failed": 1, "late": 0, "outstanding": 2}
+    assert seed001.link_balance(c)
+    assert not seed001.link_balance({**c, "ok": 8})
