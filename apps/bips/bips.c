@@ -153,10 +153,11 @@ static void print_stats(void)
                 s->sent, s->send_failed, s->received, s->ignored, s->malformed, s->missed,
                 (unsigned long)s->delay, (unsigned long)s->max_corr);
     const cc2420_counters *d = cc2420_stats();
-    tern_printf("stats cc2420 rx=%u bad_crc=%u overflows=%u sfd_unknown=%u no_memory=%u "
-                "tx=%u cca_busy=%u\n",
-                d->rx_frames, d->rx_bad_crc, d->rx_overflows, d->rx_sfd_unknown,
-                d->rx_no_memory, d->tx_frames, d->tx_cca_busy);
+    tern_printf("stats cc2420 rx=%u bad_crc=%u too_short=%u len_invalid=%u len_past_fifo=%u "
+                "overflows=%u sfd_unknown=%u no_memory=%u tx=%u cca_busy=%u\n",
+                d->rx_frames, d->rx_bad_crc, d->rx_too_short, d->rx_len_invalid,
+                d->rx_len_past_fifo, d->rx_overflows, d->rx_sfd_unknown, d->rx_no_memory,
+                d->tx_frames, d->tx_cca_busy);
 }
 
 static void radio_start(void)

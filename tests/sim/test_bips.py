@@ -67,7 +67,10 @@ def test_received_frames_reach_both_tasks_or_are_counted(run: dict[str, Any]) ->
         rx = stats(text, "rx_to")
         bcs = stats(text, "bcs")
         radio = stats(text, "cc2420")
-        dropped_whole = rx["no_to"] + rx["malformed"] + rx["foreign"] + bcs["rx_outside"]
+        injected = {e["tx"] for e in run["events"] if e["event"] == "inject"}
+        short = sum(1 for e in run["events"]  # the injected 7-byte frame: malformed, not a DATA_LEN one
+                    if e["node"] == node and e["event"] == "rx_ok" and e["tx"] in injected)
+        dropped_whole = rx["no_to"] + rx["malformed"] - short + rx["foreign"] + bcs["rx_outside"]
         # two destinations: every frame is two deliveries, or counted: by the
         # multiplexer, or whole by the driver (no heap block for it, an RX FIFO
         # overflow; those counters also take frames of other lengths: a bound)
@@ -114,3 +117,32 @@ def test_radio_is_off_in_idle_regions(run: dict[str, Any]) -> None:
         total = sum(ps.values())
         assert ps["power_down"] / total > 0.7, n["name"]
         assert stats(run["consoles"][n["name"]], "bcs")["radio_offs"] >= 20
+
+
+def test_malformed_frames_are_dropped_and_counted_by_reason(run: dict[str, Any]) -> None:
+    """docs/sim/bips.toml injects five frames no correct sender makes (from
+    n0's position, in region A of macro slot 8, when traffic has stopped):
+    a bad FCS, a transmission cut off after 10 of 31 bytes, a length byte
+    of 60 for 17 bytes, one of 3 for 17 bytes, and a data frame of 7 bytes
+    (a header cut short) with a good FCS. Every receiver drops each, and
+    counts it by its reason: the driver (bad_crc, too_short) or the
+    multiplexer (malformed); none reaches a task."""
+    injected = [e for e in run["events"] if e["event"] == "inject"]
+    assert len(injected) == 5
+    ids = [e["tx"] for e in injected]
+    for node in NODES[1:]:
+        text = run["consoles"][node]
+        mine = [e for e in run["events"] if e["node"] == node]
+        bad_fcs = [e for e in mine if e["event"] == "rx_bad_fcs"]
+        # the radio received each injected frame: four spoilt, the short header whole
+        assert {e["tx"] for e in bad_fcs} >= set(ids[:4]), node
+        assert [e["len"] for e in bad_fcs if e["tx"] == ids[3]] == [3]  # what the length byte said
+        assert any(e["event"] == "rx_ok" and e["tx"] == ids[4] and e["len"] == 9 for e in mine), node
+        radio, rx = stats(text, "cc2420"), stats(text, "rx_to")
+        # each frame that came in spoilt is counted once by the driver, by reason
+        # too_short: the length byte of 3 (and any a collision garbled below 5)
+        assert radio["too_short"] >= 1, (node, radio)
+        assert radio["bad_crc"] + radio["too_short"] == len(bad_fcs), (node, radio, len(bad_fcs))
+        assert radio["len_invalid"] == radio["len_past_fifo"] == 0, (node, radio)
+        assert rx["malformed"] == 1, (node, rx)  # the 7-byte frame, at the multiplexer
+        assert not re.search(r"^rx task=\w+ from=7 ", text, re.M)  # src 7 is nobody: no task got it

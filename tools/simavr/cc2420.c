@@ -391,7 +391,7 @@ static void rx_byte(struct sim_node *node, sim_ps when, void *arg, uint32_t data
 	uint8_t byte;
 	bool garbled = r->corrupt_from >= 0 && (int)k >= r->corrupt_from;
 	if (k == 0)
-		byte = garbled ? (uint8_t)sim_random(&r->prng) & 0x7F : sig->len;
+		byte = garbled ? (uint8_t)sim_random(&r->prng) & 0x7F : sig->phr;
 	else if (k <= sig->len && !garbled)
 		byte = sig->psdu[k - 1];
 	else
@@ -626,6 +626,7 @@ static void transmit(struct cc2420 *r, sim_ps now, enum tx_kind kind, const uint
 		.channel = channel(r),
 		.power_dbm = output_dbm(r),
 		.len = len,
+		.phr = len,
 		.start = now + TURNAROUND_PS,
 	};
 	a.end = kind == TX_FRAME ? a.start + (PHY_SHR_BYTES + 1 + (sim_ps)len) * PHY_BYTE_PS : SIM_PS_MAX;

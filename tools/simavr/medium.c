@@ -163,7 +163,7 @@ static void find_receivers(struct medium *m, struct tx_rec *t)
 {
 	struct air_signal base = {
 		.tx = t->a.id, .from = (uint16_t)t->src, .kind = t->a.kind, .channel = t->a.channel,
-		.len = t->a.len, .start = t->a.start, .end = t->a.end,
+		.len = t->a.len, .phr = t->a.phr, .start = t->a.start, .end = t->a.end,
 	};
 	if (m->cfg.model == MEDIUM_TABLE) {
 		for (size_t i = 0; i < m->cfg.n_links; i++) {

@@ -86,7 +86,8 @@ struct tx_announce {
 	enum tx_kind kind;
 	uint8_t channel;
 	int8_t power_dbm;
-	uint8_t len;		/* PSDU length (frame) */
+	uint8_t len;		/* PSDU length (frame): the bytes on air */
+	uint8_t phr;		/* the length byte sent: len, except for injected frames */
 	sim_ps start;		/* first preamble symbol on air */
 	sim_ps end;		/* last symbol; SIM_PS_MAX for a carrier until stopped */
 	uint8_t psdu[FRAME_MAX];
@@ -104,7 +105,8 @@ struct air_signal {
 	uint32_t to;		/* receiver's node index */
 	enum tx_kind kind;
 	uint8_t channel;
-	uint8_t len;
+	uint8_t len;		/* PSDU bytes on air */
+	uint8_t phr;		/* the length byte receivers read */
 	bool receivable;	/* in range and the loss draw let it through */
 	bool in_range;		/* within transmission range (a loss is logged) */
 	double rx_dbm;

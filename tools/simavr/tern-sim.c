@@ -35,6 +35,7 @@
 #include "medium.h"
 #include "stimulus.h"
 #include "adc.h"
+#include "inject.h"
 #include "sim.h"
 #include "tern_simavr_abi.h"
 #include "tun.h"
@@ -46,6 +47,7 @@ enum { EXIT_OK = 0, EXIT_USAGE = 100, EXIT_LOAD = 101, EXIT_WALL_LIMIT = 105, EX
 #define PROBES_MAX 256
 #define BUSES_MAX 64
 #define STIMULI_MAX 256
+#define INJECTS_MAX 256
 #define TUNS_MAX 8
 #define ADCS_MAX 256
 /* The longest time a config may give in microseconds: in picoseconds it
@@ -131,6 +133,9 @@ struct config {
 	struct stimulus_config stimuli[STIMULI_MAX];
 	uint32_t stimulus_node[STIMULI_MAX];
 	size_t n_stimuli;
+	struct inject_config injects[INJECTS_MAX];
+	uint32_t inject_node[INJECTS_MAX];
+	size_t n_injects;
 	struct bus *buses[BUSES_MAX];
 	size_t n_buses;
 	struct tun_config tun_cfg[TUNS_MAX];
@@ -384,6 +389,37 @@ static void parse_line(struct config *c, char *line)
 			config_error("kind=%s: must be periodic or poisson", kind);
 		}
 		c->n_stimuli++;
+	} else if (strcmp(word, "inject") == 0) {
+		if (c->n_injects == INJECTS_MAX)
+			config_error("more than %d injected frames", INJECTS_MAX);
+		struct inject_config *in = &c->injects[c->n_injects];
+		c->inject_node[c->n_injects] = node_index(c, take(kv, n, "node", true));
+		in->at_ps = (sim_ps)(number("at_us", take(kv, n, "at_us", true), 192, US_MAX) * PS_PER_US);
+		const char *hex = take(kv, n, "psdu", true);
+		size_t hl = strlen(hex);
+		if (hl % 2 || hl / 2 > FRAME_MAX)
+			config_error("psdu=%s: pairs of hex digits, at most %d bytes", hex, FRAME_MAX);
+		for (size_t i = 0; i < hl / 2; i++) {
+			char b[3] = { hex[2 * i], hex[2 * i + 1], 0 }, *end;
+			in->psdu[i] = (uint8_t)strtoul(b, &end, 16);
+			if (*end)
+				config_error("psdu=%s: not hex", hex);
+		}
+		in->n_bytes = (uint8_t)(hl / 2);
+		const char *fcs = take(kv, n, "fcs", false);
+		if (!fcs || strcmp(fcs, "good") == 0)
+			in->fcs = INJECT_FCS_GOOD;
+		else if (strcmp(fcs, "bad") == 0)
+			in->fcs = INJECT_FCS_BAD;
+		else if (strcmp(fcs, "raw") == 0)
+			in->fcs = INJECT_FCS_RAW;
+		else
+			config_error("fcs=%s: good, bad or raw", fcs);
+		const char *phr = take(kv, n, "phr", false);
+		in->phr = phr ? (int)integer("phr", phr, 127) : -1;
+		const char *stop = take(kv, n, "stop_after", false);
+		in->stop_after = stop ? (int)integer("stop_after", stop, FRAME_MAX) : -1;
+		c->n_injects++;
 	} else if (strcmp(word, "tun") == 0) {
 		if (c->n_tuns == TUNS_MAX)
 			config_error("more than %d tun lines", TUNS_MAX);
@@ -793,6 +829,15 @@ int main(int argc, char **argv)
 		if (adc_attach(n, cfg.adcs[i].channel, cfg.adcs[i].src) != 0) {
 			fprintf(stderr, "tern-sim: node %s: MCU '%s' has no ADC channel %u\n", n->name, n->mcu,
 				cfg.adcs[i].channel);
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < cfg.n_injects; i++) {
+		struct sim_node *n = cfg.nodes[cfg.inject_node[i]];
+		cfg.injects[i].channel = cfg.medium_seen ? cfg.medium.channel : 26;
+		if (inject_attach(n, &cfg.injects[i], (uint32_t)i) != 0) {
+			fprintf(stderr, "tern-sim: inject %zu: node %s has no radio, or the frame is empty or too long\n",
+				i, n->name);
 			return EXIT_USAGE;
 		}
 	}

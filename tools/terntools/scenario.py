@@ -68,8 +68,12 @@ STIMULUS_KEYS = ("node", "pin", "kind", "start_us", "period_us", "rate_hz", "wid
 MAX_STIMULI = 256
 ADC_KEYS = ("node", "channel", "file")
 MAX_ADCS = 256
-TABLES = ("sim", "medium", "bus", "node", "link", "pin", "stimulus", "adc")
-ARRAYS = ("bus", "node", "link", "pin", "stimulus", "adc")  # written [[bus]], [[node]], ...
+INJECT_KEYS = ("node", "at_us", "psdu", "fcs", "phr", "stop_after")
+MAX_INJECTS = 256
+HEX = re.compile(r"(?:[0-9A-Fa-f]{2})+")
+FRAME_MAX = 127  # PSDU bytes, FCS included
+TABLES = ("sim", "medium", "bus", "node", "link", "pin", "stimulus", "adc", "inject")
+ARRAYS = ("bus", "node", "link", "pin", "stimulus", "adc", "inject")  # written [[bus]], [[node]], ...
 
 
 # --------------------------------------------------------------------------- the scenario
@@ -187,6 +191,22 @@ class AdcInput:
 
 
 @dataclass(frozen=True)
+class Inject:
+    """A raw frame put on the air at at_us from a node's position, not by its
+    radio (docs/tern-sim.md, "Injected frames"): the PSDU bytes given, then
+    the FCS (fcs "good", or "bad": one bit off; "raw": the bytes are the
+    whole PSDU); phr, the length byte sent (None: the PSDU's length); the
+    signal stops after stop_after PSDU bytes (None: at its end)."""
+
+    node: str
+    at_us: float
+    psdu: bytes
+    fcs: str = "good"
+    phr: int | None = None
+    stop_after: int | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     origin: str  # the file name errors and reports use ("<python>" for make_scenario)
     sim: SimSettings
@@ -197,6 +217,7 @@ class Scenario:
     buses: tuple[Bus, ...] = ()
     stimuli: tuple[Stimulus, ...] = ()
     adcs: tuple[AdcInput, ...] = ()
+    injects: tuple[Inject, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -889,6 +910,34 @@ def _adcs(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[A
     return tuple(out)
 
 
+def _injects(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[Inject, ...]:
+    radios = {n.name for n in nodes if n.has_radio}
+    tables = c.array(doc, "inject")
+    if len(tables) > MAX_INJECTS:
+        raise c.fail(("inject", MAX_INJECTS), f"more than {MAX_INJECTS} injected frames")
+    out: list[Inject] = []
+    for i, table in enumerate(tables):
+        p: KeyPath = ("inject", i)
+        c.keys(table, p, INJECT_KEYS)
+        node = c.string(table, p + ("node",), what="a node name")
+        if node not in radios:
+            raise c.fail(p + ("node",), f"no node with a radio named {show(node)}")
+        at = c.number(table, p + ("at_us",), low=192.0, high=1.8e13, what="microseconds, at least 192")
+        fcs = c.string(table, p + ("fcs",), default="good", what="\"good\", \"bad\" or \"raw\"")
+        if fcs not in ("good", "bad", "raw"):
+            raise c.fail(p + ("fcs",), f"must be \"good\", \"bad\" or \"raw\", not {show(fcs)}")
+        psdu = bytes.fromhex(c.string(table, p + ("psdu",), pattern=HEX, what="pairs of hex digits"))
+        total = len(psdu) + (0 if fcs == "raw" else 2)
+        if total > FRAME_MAX:
+            raise c.fail(p + ("psdu",), f"{total} bytes with the FCS: at most {FRAME_MAX}")
+        phr = c.integer(table, p + ("phr",), default=-1, low=0, high=127, what="a length byte, 0 ... 127")
+        stop = c.integer(table, p + ("stop_after",), default=-1, low=0, high=total,
+                         what=f"PSDU bytes on air, 0 ... {total}")
+        out.append(Inject(node=node, at_us=at, psdu=psdu, fcs=fcs, phr=None if phr < 0 else phr,
+                          stop_after=None if stop < 0 else stop))
+    return tuple(out)
+
+
 # --------------------------------------------------------------------------- entry points
 
 
@@ -909,7 +958,7 @@ def scenario_from_dict(
     for key in doc:
         if key not in TABLES:
             raise c.fail((key,), "unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], "
-                         "[[stimulus]], [[adc]])")
+                         "[[stimulus]], [[adc]], [[inject]])")
     sim = _sim(c, doc)
     given = _medium(c, doc)
     buses = _buses(c, doc)
@@ -927,7 +976,8 @@ def scenario_from_dict(
     links = _links(c, doc, medium, nodes)
     pins = _pins(c, doc, nodes)
     return Scenario(origin=origin, sim=sim, medium=medium, nodes=nodes, links=links, pins=pins, buses=buses,
-                    stimuli=_stimuli(c, doc, nodes), adcs=_adcs(c, doc, nodes))
+                    stimuli=_stimuli(c, doc, nodes), adcs=_adcs(c, doc, nodes),
+                    injects=_injects(c, doc, nodes))
 
 
 def parse_scenario(text: str, origin: str, *, base_dir: Path | None = None, root: Path | None = None) -> Scenario:

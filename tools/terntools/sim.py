@@ -100,6 +100,10 @@ def config_text(scenario: Scenario, out_dir: Path, images: Mapping[str, Path], *
                      f"{timing} width_us={_num(st.width_us)} count={st.count}")
     for adc in scenario.adcs:
         lines.append(f"adc node={adc.node} channel={adc.channel} file={_value(adc.file)}")
+    for inj in scenario.injects:
+        extra = "" if inj.phr is None else f" phr={inj.phr}"
+        extra += "" if inj.stop_after is None else f" stop_after={inj.stop_after}"
+        lines.append(f"inject node={inj.node} at_us={_num(inj.at_us)} psdu={inj.psdu.hex()} fcs={inj.fcs}{extra}")
     return "\n".join(lines) + "\n"
 
 

@@ -175,7 +175,7 @@ BAD: list[tuple[str, str, str]] = [
     # (id, TOML text with the offending line marked, expected "field ...: message" part)
     ("toml-syntax", '[sim]\nduration = = 2  # <-\n', "not valid TOML: Invalid value"),
     ("unknown-table", '[simulation]  # <-\nduration = 2\n',
-     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], [[stimulus]], [[adc]])"),
+     "field simulation: unknown key (known tables: [sim], [medium], [[bus]], [[node]], [[link]], [[pin]], [[stimulus]], [[adc]], [[inject]])"),
     ("unknown-top-key", 'duration = 2  # <-\n', "field duration: unknown key"),
     ("sim-unknown-key", '[sim]\nduration = 2\nsed = 3  # <-\n',
      "field sim.sed: unknown key (known: duration, seed, channel, threads)"),
@@ -292,6 +292,7 @@ BAD += [
 ]
 
 STIM = '[[stimulus]]\nnode = "a"\npin = "PE5"\n'
+INJ = '[[inject]]\nnode = "a"\nat_us = 1000\n'
 BAD += [
     ("stimulus-kind", HEAD + NODE + STIM + 'kind = "square"  # <-\n', "field stimulus[0].kind: must be \"periodic\" or \"poisson\", not 'square'"),
     ("stimulus-period", HEAD + NODE + STIM + 'kind = "periodic"\nwidth_us = 10\nperiod_us = 10  # <-\n',
@@ -300,6 +301,11 @@ BAD += [
      "field stimulus[0].rate_hz: applies to kind \"poisson\" only"),
     ("stimulus-rate", HEAD + NODE + STIM + 'kind = "poisson"\nrate_hz = 0  # <-\n', "field stimulus[0].rate_hz: must be pulses per second"),
     ("stimulus-node", HEAD + NODE + '[[stimulus]]\nnode = "z"  # <-\n', "field stimulus[0].node: no node named 'z'"),
+    ("inject-node", HEAD + NODE + '[[inject]]\nnode = "z"  # <-\n', "field inject[0].node: no node with a radio named 'z'"),
+    ("inject-psdu", HEAD + NODE + INJ + 'psdu = "41x8"  # <-\n', "field inject[0].psdu: must be pairs of hex digits"),
+    ("inject-fcs", HEAD + NODE + INJ + 'psdu = "4188"\nfcs = "maybe"  # <-\n', "field inject[0].fcs: must be \"good\", \"bad\" or \"raw\""),
+    ("inject-long", HEAD + NODE + INJ + 'psdu = "' + "00" * 126 + '"  # <-\n', "field inject[0].psdu: 128 bytes with the FCS: at most 127"),
+    ("inject-stop", HEAD + NODE + INJ + 'psdu = "4188"\nstop_after = 5  # <-\n', "field inject[0].stop_after: must be PSDU bytes on air, 0 ... 4"),
 ]
 
 ADC = '[[adc]]\nnode = "a"\n'
@@ -328,6 +334,15 @@ def test_a_stimulus_reaches_the_config(tmp_path: Path, root: Path) -> None:
     s = load_scenario(write(tmp_path, text), root=root)
     config = config_text(s, tmp_path / "out", {"a": Path("/a.elf")})
     assert "stimulus node=a pin=E5 kind=poisson start_us=0 rate_hz=255 width_us=5 count=0" in config.splitlines()
+
+
+def test_an_injected_frame_reaches_the_config(tmp_path: Path, root: Path) -> None:
+    from terntools.sim import config_text
+
+    s = load_scenario(write(tmp_path, HEAD + NODE + INJ + 'psdu = "4188AB"\nfcs = "bad"\nphr = 3\nstop_after = 2\n'),
+                      root=root)
+    config = config_text(s, tmp_path / "out", {"a": Path("/a.elf")})
+    assert "inject node=a at_us=1000 psdu=4188ab fcs=bad phr=3 stop_after=2" in config.splitlines()
 
 
 def test_a_tun_reaches_the_config_after_its_node(tmp_path: Path, root: Path) -> None:
