@@ -331,6 +331,18 @@ static bool no_room(tern_status st) { return st == TERN_EFULL || st == TERN_ENOM
 static bool receive_unicast(tern_task_id src, tern_task_id dst, tern_port port,
                             const uint8_t *data, uint8_t n)
 {
+    if (port == TERN_PORT_INIT || port == TERN_PORT_FINAL || port == TERN_PORT_SERIALIZE ||
+        port == TERN_PORT_DESERIALIZE) {
+        /* Only this processor's kernel starts, ends and (through its
+         * migrator) moves its tasks: a DESERIALIZE from the bus would
+         * bypass the migrator. Counted as no such port (a counter and name
+         * of its own cost 18 bytes of the ATmega128's RAM, which
+         * apps/migrate does not have). TIMEOUTs do come: a moved task's
+         * expiries forwarded with its held messages. */
+        msg_count_drop(dst, TERN_DROP_NO_PORT);
+        drop(TERN_REMOTE_DROP_NO_PORT);
+        return true;
+    }
     if (dst >= TERN_MAX_TASKS || tern_tasks[dst].state == TASK_EMPTY) {
         /* Not forwarded: a frame never goes back onto the bus from here. */
         msg_count_drop(dst, TERN_DROP_NO_TASK);

@@ -140,7 +140,9 @@ typedef enum {
     TERN_REMOTE_DROP_INVALID,      /* a length without a payload, a module outside the bus (TERN_EINVAL) */
     TERN_REMOTE_DROP_BAD_FRAME,    /* received: too short, unknown kind or group */
     TERN_REMOTE_DROP_NO_TASK,      /* received: the destination is not here */
-    TERN_REMOTE_DROP_NO_PORT,      /* received: the destination has no such port */
+    TERN_REMOTE_DROP_NO_PORT,      /* received: the destination has no such port, or one of
+                                    * INIT, FINAL, SERIALIZE, DESERIALIZE, which only the
+                                    * local kernel and migrator send */
     TERN_REMOTE_DROP_REFUSED,      /* received: refused otherwise (finalizing task) */
     TERN_REMOTE_DROP_KILLED,       /* queued for a task a failed migration killed */
     TERN_REMOTE_DROP_REASONS

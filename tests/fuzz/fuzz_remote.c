@@ -13,7 +13,7 @@
  * exactly one counter: rx_deferred (it returned false, and the fake bus
  * keeps it, flow control holding every other frame), or its one outcome,
  * computed here from the frame and the description (bad_frame, no_task,
- * no_port, rx_frames, rx_mcast); every local delivery the frame implies
+ * no_port (a system port too), rx_frames, rx_mcast); every local delivery the frame implies
  * reaches its handler exactly once with its source, port and bytes intact
  * (a multicast deferred half-way is not delivered twice); nothing else is
  * delivered; at the end nothing waits, the message pool holds all its
@@ -129,6 +129,9 @@ static int classify(const uint8_t *f, uint8_t len, bool record)
         return O_BAD;
     uint8_t n = (uint8_t)(len - TERN_REMOTE_HEADER);
     if (f[0] == 'U') {
+        if (f[3] == TERN_PORT_INIT || f[3] == TERN_PORT_FINAL || f[3] == TERN_PORT_SERIALIZE ||
+            f[3] == TERN_PORT_DESERIALIZE)
+            return O_NO_PORT; /* the local kernel's and migrator's only */
         const tern_task_desc *t = local_task(f[2]);
         if (!t)
             return O_NO_TASK;

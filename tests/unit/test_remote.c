@@ -424,6 +424,20 @@ static void test_received_message_follows_local_rules(void **st)
     assert_int_equal(tern_remote_receive(1, rx[0].data, 2), true); /* too short */
     assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_BAD_FRAME], 3);
     assert_string_equal(log_, "sink<high:yo ");
+
+    /* The system ports of a local task are the local kernel's: INIT,
+     * FINAL, SERIALIZE, DESERIALIZE from the bus are refused (no_port);
+     * a TIMEOUT (a moved task's expiry, forwarded) is delivered. */
+    inject_frame(150, 'U', T_HIGH, T_SINK, TERN_PORT_INIT, "i");
+    inject_frame(151, 'U', T_HIGH, T_SINK, TERN_PORT_FINAL, "");
+    inject_frame(152, 'U', T_HIGH, T_SINK, TERN_PORT_SERIALIZE, "");
+    inject_frame(153, 'U', T_HIGH, T_SINK, TERN_PORT_DESERIALIZE, "state");
+    inject_frame(154, 'U', TERN_NO_TASK, T_SINK, TERN_PORT_TIMEOUT(1), "");
+    host_run_until(170);
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_NO_PORT], 1 + 4);
+    assert_int_equal(tern_stats()->dropped[TERN_DROP_NO_PORT], 1 + 4);
+    assert_int_equal(tern_remote_stats()->rx_frames, 2); /* "yo" and the TIMEOUT */
+    assert_string_equal(log_, "sink<high:yo ");
     assert_int_equal(tern_heap_free_bytes(), heap_free_at_start);
 }
 
