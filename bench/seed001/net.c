@@ -28,7 +28,7 @@
  * units of 320 us (802.15.4's unit backoff period), at most 5 tries.
  * Links 1 and 2 are BiPS's stack (net/bcs.c, mux.c, ip_link_mux.c) with
  * beacon sync from node 0 and one macro slot of 164 ms: a 3 ms sync phase
- * and one region of 161 ms, CB (CSMA/CA) or RB (32 TDMA slots of 5 ms,
+ * and one region of 161 ms, CB (CSMA/CA) or RB (32 TDMA slots of 4.9 ms,
  * slot 0 the receiver's, the others the sender's); why, docs/seed001.
  *
  * Console: the sender's "S001 TX ..." summary; the receiver's "B k n"
@@ -156,8 +156,8 @@ static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *
 #if SEED001_BIPS
 /* One macro slot of 164 ms (docs/seed001/README.md, "over BiPS"): a 3 ms
  * sync phase, then a region of 161 ms, all of the rest but the guard:
- * 32 RB slots of 5 ms (RB_MAX_SLOTS) from t1 = t0 + 0.1 ms end at
- * 160.1 ms, before t2 = t3 - 0.192 ms. 164 ms is no divisor of the
+ * 32 RB slots of 4.9 ms (RB_MAX_SLOTS) from t1 = t0 + 0.1 ms end at
+ * 156.9 ms, before t2 = t3 - 0.192 ms (CB uses the rest too). 164 ms is no divisor of the
  * latency runs' 50 and 200 ms periods, so their datagrams meet the
  * schedule at 82 and 41 different phases. */
 #define MACRO_SLOT_US 164000u
@@ -166,7 +166,7 @@ static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *
 #define MAX_OFFSET_US 100u
 enum { REGION_CB = 0, REGION_RB = 1, TO_IP = 1, RX_IP = 1 };
 #define TO_DEPTH 12 /* a 1,000-byte datagram's 10 frames and the next one's first */
-#define RB_SLOT_US 5000u
+#define RB_SLOT_US 4900u
 #define RB_SLOTS 32
 
 static const bcs_region cb_region[] = {
@@ -184,7 +184,9 @@ static const bcs_config schedules[2] = {
 static const bcs_mac *const macs[BCS_MAC_COUNT] = {[BCS_MAC_CB] = &mac_cb, [BCS_MAC_RB] = &mac_rb};
 
 /* A slot holds a full frame (125-byte MPDU: 4,448 us with the turnaround)
- * plus d_maxOffset and RB_SEND_MARGIN_US: 4,848 us; 5 ms. Slot 0 is the
+ * plus d_maxOffset and RB_SEND_MARGIN_US: 4,848 us; 4.9 ms (the sender never
+ * receives, so no slot timer is delayed by a reception as in apps/bips_rb).
+ * Slot 0 is the
  * receiver's: the BCS's t0/t1 handlers make a frame there late often
  * (docs/bips.md), and the receiver sends nothing in this experiment. */
 static uint16_t owners[RB_SLOTS];
