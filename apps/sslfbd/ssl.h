@@ -20,7 +20,7 @@
 #define SSL_CHANNELS 4
 #define SSL_N 512              /* samples per block: a 512-point real FFT */
 #define SSL_FS 8000            /* samples per second and channel (nominal) */
-#define SSL_ROUND_SAMPLES 2048 /* a round every 256 ms */
+#define SSL_ROUND_SAMPLES 4096 /* a round every 512 ms */
 #define SSL_TEMP_CHANNEL 7     /* the temperature sensor's ADC channel */
 #define SSL_TEMP_MS 250        /* FBD samples at 4 Hz */
 

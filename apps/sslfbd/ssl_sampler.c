@@ -98,6 +98,14 @@ ISR(TIMER3_COMPA_vect)
 {
     uint8_t slot = s.slot;
     s.slot = (uint8_t)(slot + 1 == s.nch ? 0 : slot + 1);
+    if (s.block[slot]) {
+        if (s.busy == NONE)
+            convert(slot);
+        else
+            s.pend |= (uint8_t)(1u << slot);
+    }
+    /* The hook last: the kernel may run handlers (and let further ticks
+     * in) before ISR_EXIT returns, so nothing of this tick may follow it. */
     if (slot == 0 && ++s.tick == SSL_ROUND_SAMPLES) {
         s.tick = 0;
         if (s.rounds_left) {
@@ -107,12 +115,6 @@ ISR(TIMER3_COMPA_vect)
             ssl_on_round(s.round++);
             ISR_EXIT();
         }
-    }
-    if (s.block[slot]) {
-        if (s.busy == NONE)
-            convert(slot);
-        else
-            s.pend |= (uint8_t)(1u << slot);
     }
 }
 
