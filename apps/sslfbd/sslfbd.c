@@ -395,7 +395,18 @@ static tern_status ht(void *state, tern_msg *m)
 
 /* --- FBD tasks ---------------------------------------------------------- */
 
-static tern_time temp_base;
+/* FBD's 4 Hz clock: an alarm in the kernel's delta-timer list whose
+ * message wakes Temp (no task timers at all: TERN_TIMERS_PER_TASK=0 saves
+ * 23 bytes in each of the 18 TCBs, which the ATmega128 needs). */
+static tern_alarm temp_tick;
+static tern_time temp_base; /* the first deadline */
+
+static void temp_alarm(tern_alarm *a, void *arg)
+{
+    (void)a;
+    (void)arg;
+    isr_send(T_TEMP, PORT_B);
+}
 
 static tern_status temp(void *state, tern_msg *m)
 {
@@ -404,10 +415,10 @@ static tern_status temp(void *state, tern_msg *m)
     if (m->port == TERN_PORT_INIT) {
         if (!SSL_FBD)
             return TERN_OK;
-        tern_time delay = (tern_time)tern_clock_hz() * TEMP_START_MS / 1000u;
-        temp_base = tern_now() + delay;
-        tern_timer_start(0, delay, period);
-    } else if (m->port == TERN_PORT_TIMEOUT(0)) {
+        temp_base = tern_now() + (tern_time)tern_clock_hz() * TEMP_START_MS / 1000u;
+        tern_alarm_init(&temp_tick, temp_alarm, 0);
+        tern_alarm_set(&temp_tick, temp_base, period);
+    } else if (m->port == PORT_B) {
         /* the delta timer's message: how late after its deadline */
         uint32_t late = (uint32_t)(tern_now() - (temp_base + period * c.tmr_n));
         c.tmr_min = c.tmr_n == 0 || late < c.tmr_min ? late : c.tmr_min;
@@ -519,7 +530,7 @@ static const tern_task_desc tasks[] = {
     {.name = "vote", .id = T_VOTE, .priority = 1, .handler = vote, .module = AT(0), IN(1),
      .n_out_ports = 1, .routes = vote_routes, MOVABLE},
     {.name = "ht", .id = T_HT, .priority = 1, .handler = ht, .module = AT(0), IN(1), MOVABLE},
-    {.name = "temp", .id = T_TEMP, .priority = 2, .handler = temp, .module = AT(2), IN(1),
+    {.name = "temp", .id = T_TEMP, .priority = 2, .handler = temp, .module = AT(2), IN(2),
      .n_out_ports = 1, .routes = temp_routes},
     {.name = "ewma", .id = T_EWMA, .priority = 2, .handler = ewma, .module = AT(2), IN(1),
      .n_out_ports = 1, .routes = ewma_routes, MOVABLE},
