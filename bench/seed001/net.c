@@ -157,9 +157,9 @@ static net_status link_send(const uint8_t *payload, uint8_t len, const ll_addr *
 /* One macro slot of 164 ms (docs/seed001/README.md, "over BiPS"): a 3 ms
  * sync phase, then a region of 161 ms, all of the rest but the guard:
  * 32 RB slots of 4.9 ms (RB_MAX_SLOTS) from t1 = t0 + 0.1 ms end at
- * 156.9 ms, before t2 = t3 - 0.192 ms (CB uses the rest too). 164 ms is no divisor of the
- * latency runs' 50 and 200 ms periods, so their datagrams meet the
- * schedule at 82 and 41 different phases. */
+ * 156.9 ms, before t2 = t3 - 0.192 ms (CB uses the rest too). 164 ms
+ * divides neither of the latency runs' periods (50, 200 ms), so their
+ * datagrams meet the schedule at 82 and 41 different phases. */
 #define MACRO_SLOT_US 164000u
 #define SYNC_US 3000u
 #define REGION_US (MACRO_SLOT_US - SYNC_US)
@@ -184,11 +184,11 @@ static const bcs_config schedules[2] = {
 static const bcs_mac *const macs[BCS_MAC_COUNT] = {[BCS_MAC_CB] = &mac_cb, [BCS_MAC_RB] = &mac_rb};
 
 /* A slot holds a full frame (125-byte MPDU: 4,448 us with the turnaround)
- * plus d_maxOffset and RB_SEND_MARGIN_US: 4,848 us; 4.9 ms (the sender never
- * receives, so no slot timer is delayed by a reception as in apps/bips_rb).
- * Slot 0 is the
- * receiver's: the BCS's t0/t1 handlers make a frame there late often
- * (docs/bips.md), and the receiver sends nothing in this experiment. */
+ * plus d_maxOffset and RB_SEND_MARGIN_US: 4,848 us; 4.9 ms (the sender
+ * never receives, so no slot timer is delayed by a reception as in
+ * apps/bips_rb). Slot 0 is the receiver's: the BCS's t0/t1 handlers make
+ * a frame there late often (docs/bips.md), and the receiver sends nothing
+ * in this experiment. */
 static uint16_t owners[RB_SLOTS];
 static const rb_schedule rb_schedules[] = {
     {.region_id = REGION_RB, .max_len = MUX_HDR_LEN + MUX_MAX_PAYLOAD, .slot_us = RB_SLOT_US,
