@@ -218,8 +218,9 @@ THREAD_HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
 
 /* Called by the port's switch routine, interrupts disabled, with the
  * running thread's saved stack pointer; returns the stack pointer of the
- * thread to run. */
-void *thread_switch(void *sp)
+ * thread to run. `used`: the call is in assembly, which link-time
+ * optimisation does not see. */
+__attribute__((used)) void *thread_switch(void *sp)
 {
     thread *prev = thread_running;
     prev->sp = sp;
