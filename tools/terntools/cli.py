@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
-from terntools import (avrprofile, bipsbench, build, comos, executor, micro, perfetto, readme, scenario, seed000,
+from terntools import (avrprofile, bipsbench, build, comos, executor, itrace, micro, perfetto, readme, scenario, seed000,
                        seed000_report, seed000_verdict, seed001, seed001_gpio, seed003, sim, simbench, sizes, soak,
                        timeline, trace)
 from terntools import comos_memory, comos_migration, comos_psync, comos_ssl  # noqa: F401  (`tern bench comos` experiments)
@@ -345,6 +345,22 @@ def cmd_bench_micro(args: argparse.Namespace) -> int:
     if args.doc:
         with _open_out(args.doc) as f:
             f.write(micro.markdown_many(docs))
+    return 0
+
+
+def cmd_bench_itrace(args: argparse.Namespace) -> int:
+    board = load_board(args.board)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    benches = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
+    results = [itrace.trace(board, m, b, args.samples, repo_root()) for m in models for b in benches
+               if b in itrace.WINDOWS and (b != "yield_roundtrip" or m in micro.THREAD_MODELS)]
+    command = " ".join(["./tern", "bench", "itrace"] + sys.argv[3:])
+    text = itrace.markdown(board, results, command)
+    if args.doc:
+        with _open_out(args.doc) as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -696,6 +712,16 @@ def build_parser() -> Parser:
     mi.set_defaults(func=cmd_bench_micro, prog_name="tern bench micro")
     bench.set_defaults(func=lambda a: _missing_command(bench), prog_name="tern bench")
 
+    it = bench_sub.add_parser("itrace", help="where a microbenchmark's instructions go, by function (QEMU boards)",
+                              description="Run bench/micro under QEMU with every instruction logged and charge "
+                                          "each sample's instructions to the (inlined) function they come from.")
+    it.add_argument("--board", default="mps2-an385", help="board name or path to a board.json")
+    it.add_argument("--models", default="stack", help="comma-separated models")
+    it.add_argument("--benchmarks", default=",".join(itrace.WINDOWS),
+                    help=f"comma-separated, of {', '.join(itrace.WINDOWS)}")
+    it.add_argument("--samples", type=_positive_int, default=12, help="samples per benchmark (default 12)")
+    it.add_argument("--doc", type=Path, metavar="FILE.md", help="write the markdown tables here")
+    it.set_defaults(func=cmd_bench_itrace, prog_name="tern bench itrace")
     sb = bench_sub.add_parser("sim", help="tern-sim's speed: node-seconds per wall second for 1 to 10,000 MicaZ nodes",
                               description="Run networks of sleeping MicaZ nodes (bench/sim/beacon.c, one 30-byte frame "
                               "a second each) in tern-sim on one host thread and on all, and print simulated "
