@@ -353,7 +353,7 @@ def cmd_bench_itrace(args: argparse.Namespace) -> int:
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     benches = [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     results = [itrace.trace(board, m, b, args.samples, repo_root()) for m in models for b in benches
-               if b in itrace.WINDOWS and (b != "yield_roundtrip" or m in micro.THREAD_MODELS)]
+               if b in itrace.WINDOWS]
     command = " ".join(["./tern", "bench", "itrace"] + sys.argv[3:])
     text = itrace.markdown(board, results, command)
     if args.doc:

@@ -35,7 +35,6 @@ WINDOWS: dict[str, tuple[str, str]] = {
     "irq_to_handler_preempt": ("low", "high"),
     "msg_roundtrip": ("task_a", "task_a"),
     "timer_delay": ("deadline_irq", "timed"),
-    "yield_roundtrip": ("peer", "peer"),
 }
 WARMUP = 3
 TRACE_LINE = re.compile(rb"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
@@ -141,7 +140,7 @@ def markdown(board: Board, results: list[dict[str, Any]], command: str) -> str:
         "",
         "Each window runs from the entry of one of bench/micro/micro.c's handlers to the entry of another "
         "(irq_to_handler_preempt: `low`, which raises the interrupt, to `high`; msg_roundtrip: `task_a` to "
-        "`task_a`; timer_delay: the deadline interrupt to `timed`; yield_roundtrip: `peer` to `peer`). "
+        "`task_a`; timer_delay: the deadline interrupt to `timed`). "
         "Instructions are charged to the innermost function they were compiled from, so steps inlined by "
         "link-time optimisation keep their names; micro.c's rows are the benchmark's own (its handler "
         "entry, counter reads, the interrupt's post call), the rest is the kernel and the port. "
