@@ -585,8 +585,8 @@ def markdown(doc: dict[str, Any]) -> str:
              "configuration, trace ring on), from its link map. *min app*: the whole image "
              "(`size -B`), board drivers and C library included; its bss includes the main stack "
              "reservation. Both bss numbers include the kernel's message pool, heap and trace "
-             "ring; the thread models add the thread stacks. Link-time-optimised builds (the "
-             "Cortex-M boards since issue 17) merge the objects, so there the kernel part is the sum of the symbols the kernel "
+             "ring; the thread models add the thread stacks. Link-time-optimised builds (AVR) "
+             "merge the objects, so there the kernel part is the sum of the symbols the kernel "
              "defines (`nm -S`; string literals not counted).")  # fmt: skip
     L.append("")
     L.append("| | " + " | ".join(models) + " |")
