@@ -608,8 +608,7 @@ def markdown(doc: dict[str, Any]) -> str:
     if status17:
         L.append("## Issue 17 targets")
         L.append("")
-        L.append("Where the remaining instructions go, by function: `docs/micro/where-mps2-an385.md` "
-                 "(`tern bench itrace`).")
+        L.append("Where the remaining instructions go, by function: `./tern bench itrace`.")
         L.append("")
         L.append("| model, benchmark | target | measured | |")
         L.append("|---|---|---|---|")
