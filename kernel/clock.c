@@ -49,9 +49,8 @@ void clock_init(void)
 
 /* always_inline: -Os would call it, and tern_now is the hottest function.
  * wraps is a multiple of the period and raw below it, so OR adds them. */
-static inline __attribute__((always_inline)) tern_time extend(void)
+static inline __attribute__((always_inline)) tern_time extend(uint32_t raw)
 {
-    uint32_t raw = port_counter_read();
     if (raw < last_raw)
         wraps += wrap_step;
     last_raw = raw;
@@ -63,12 +62,22 @@ static inline __attribute__((always_inline)) tern_time extend(void)
 /* The clock read in assembly on the AVR, the kernel's most frequent call:
  * avr-gcc moves a 64-bit result through two or three register sets and
  * saves eight registers around that (~160 cycles a tern_now); this takes
- * ~90 with the counter read. The result in r18..r25 (low byte first) is
- * wraps | raw, a wrap goes to extend_wrapped. */
+ * ~90 with the counter read. */
 __attribute__((naked)) tern_time clock_now_irqs_off(void)
 {
     __asm__ volatile("call port_counter_read\n\t" /* raw in r22..r25 */
-                     "lds r18, last_raw\n\t"
+                     "jmp clock_extend\n");
+}
+
+/* A counter value read with interrupts masked, no earlier than the last one
+ * extended, as the clock (a vector that has read the counter already does
+ * not read it twice). The raw count comes in r22..r25, the result goes out
+ * in r18..r25 (low byte first): wraps | raw; a wrap goes to
+ * extend_wrapped. */
+__attribute__((naked)) tern_time clock_extend(uint32_t raw)
+{
+    (void)raw;
+    __asm__ volatile("lds r18, last_raw\n\t"
                      "lds r19, last_raw+1\n\t"
                      "lds r20, last_raw+2\n\t"
                      "lds r21, last_raw+3\n\t"
@@ -105,7 +114,8 @@ __attribute__((naked)) tern_time tern_now(void)
     __asm__ volatile("push r28\n\t"
                      "in r28, __SREG__\n\t"
                      "cli\n\t"
-                     "call clock_now_irqs_off\n\t"
+                     "call port_counter_read\n\t"
+                     "call clock_extend\n\t"
                      "out __SREG__, r28\n\t"
                      "pop r28\n\t"
                      "ret\n");
@@ -114,14 +124,16 @@ __attribute__((naked)) tern_time tern_now(void)
 tern_time tern_now(void)
 {
     tern_irq_state s = port_irq_save();
-    tern_time t = extend();
+    tern_time t = extend(port_counter_read());
     port_irq_restore(s);
     return t;
 }
 
 /* The hot paths (posting) already run with interrupts masked: no second
  * save/restore. */
-tern_time clock_now_irqs_off(void) { return extend(); }
+tern_time clock_now_irqs_off(void) { return extend(port_counter_read()); }
+
+tern_time clock_extend(uint32_t raw) { return extend(raw); }
 #endif
 
 uint32_t tern_clock_hz(void) { return port_board.clock_hz; }

@@ -108,6 +108,15 @@ void app_reset(void);
 /* Time (clock.c, timer.c). */
 void clock_init(void);
 tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interrupts */
+/* The clock at a counter value read with interrupts masked since, no
+ * earlier than the last one extended (a vector that has read it already). */
+tern_time clock_extend(uint32_t raw);
+/* The clock's low 32 bits, interrupts masked: on a 32-bit counter the raw
+ * count (clock.c only adds whole wraps above it), without the extension. */
+static inline uint32_t clock_low_irqs_off(void)
+{
+    return port_board.counter_bits >= 32 ? port_counter_read() : (uint32_t)clock_now_irqs_off();
+}
 void timer_reset(void);
 tern_time timer_next_deadline(void); /* UINT64_MAX when none */
 /* Arm task timer k of `task` (tern_timer_start for a task that is not running:

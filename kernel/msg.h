@@ -112,7 +112,7 @@ MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
     m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (tern_isr_nesting ? TERN_MSG_FROM_ISR : 0));
     m->prio = tern_tasks[dst].desc->priority;
     m->seq = msg_next_seq++;
-    m->posted = clock_now_irqs_off();
+    m->posted = clock_low_irqs_off();
     if ((flags & TERN_MSG_HEAP) && payload)
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
     tern_counters_.posted++;

@@ -27,15 +27,13 @@ _Static_assert((TERN_STACK_GUARD & (TERN_STACK_GUARD - 1)) == 0 && TERN_STACK_GU
                "TERN_STACK_GUARD must be a power of two >= 32");
 
 /* The clock when a thread gets the CPU (thread_stamp, thread.h), with
- * interrupts disabled. An 8-bit CPU needs only the low 32 bits: on a
- * 32-bit counter they are the raw count (clock.c only adds whole wraps
- * above it), without the 64-bit extension. */
+ * interrupts disabled. An 8-bit CPU needs only the low 32 bits. */
 THREAD_HOT thread_stamp clock_stamp(void)
 {
 #if THREAD_WIDE_CPU
     return clock_now_irqs_off();
 #else
-    return port_board.counter_bits >= 32 ? port_counter_read() : (uint32_t)clock_now_irqs_off();
+    return clock_low_irqs_off();
 #endif
 }
 

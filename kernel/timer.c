@@ -7,15 +7,16 @@
 #include "time64.h"
 
 static tern_alarm *alarms; /* sorted by deadline, then insertion order */
-/* Ticks from program()'s clock read to the moment the hardware one-shot
- * starts counting: programmed that much shorter, the deadline interrupt
- * comes at the deadline instead of that late. */
 #if defined(__AVR__)
 typedef uint32_t timer_ticks;
 #else
 typedef tern_time timer_ticks;
-#endif
+/* Ticks from program()'s clock read to the moment the hardware one-shot
+ * starts counting: programmed that much shorter, the deadline interrupt
+ * comes at the deadline instead of that late. (The AVR port is given the
+ * deadline itself, a counter value: no lag.) */
 static timer_ticks lag;
+#endif
 /* Half a counter wrap: the furthest a deadline is ever programmed. */
 static timer_ticks horizon;
 /* The hardware one-shot is set for the current head: the clock interrupt
@@ -24,6 +25,7 @@ static bool programmed;
 
 static void program(void);
 
+#if !defined(__AVR__)
 /* The lag, measured once: the ticks of a program() bracketed by two
  * clock reads, minus two reads (each bracket holds at most one read's
  * worth besides the lag), so it is never over-estimated and a deadline
@@ -45,11 +47,14 @@ static void measure_lag(void)
     alarms = NULL;
     lag = t1 - t0 > 2 * pair ? (timer_ticks)(t1 - t0 - 2 * pair) : 0;
 }
+#endif
 
 void timer_reset(void)
 {
     horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
+#if !defined(__AVR__)
     measure_lag();
+#endif
 }
 
 tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
@@ -60,24 +65,34 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
 #if defined(__AVR__)
 /* On the 8-bit CPU in 32-bit steps on the deadline's halves, read in
  * place: passing 64-bit values around costs avr-gcc most of the register
- * file (~330 cycles for this function before). */
-static void program_at(tern_time now)
+ * file. A deadline less than the horizon ahead of `now` goes to the port
+ * as what it is, a value of the 32-bit counter (the clock's low half):
+ * the port compares it with the counter it reads anyway, so `now` may be
+ * a little old (the clock interrupt's, after callbacks ran) and no lag
+ * needs subtracting. */
+static void program_at(uint32_t nl, uint32_t nh)
 {
-    uint32_t delta = horizon;
+    programmed = true;
     const tern_alarm *a = alarms;
     if (a) {
         uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
-        uint32_t nl = (uint32_t)now, nh = t64_hi(now);
-        uint32_t lo = dl - nl; /* deadline - now, when that fits in 32 bits */
-        bool passed = dh < nh || (dh == nh && dl < nl);
-        bool near = dh == nh ? dl >= nl : dh - nh == 1 && dl < nl;
-        if (passed || (near && lo <= lag))
-            delta = 1;
-        else if (near && lo < horizon)
-            delta = lo - lag;
+        uint32_t ahead_hi = dh - nh - (dl < nl); /* of deadline - now */
+        if (ahead_hi == 0 && dl - nl < horizon) {
+            port_deadline_at(dl);
+            return;
+        }
+        if ((int32_t)ahead_hi < 0) { /* passed */
+            port_deadline_set(1);
+            return;
+        }
     }
-    port_deadline_set(delta);
-    programmed = true;
+    port_deadline_set(horizon);
+}
+
+static void program(void)
+{
+    tern_time now = tern_now();
+    program_at((uint32_t)now, t64_hi(now));
 }
 #else
 static void program_at(tern_time now)
@@ -88,9 +103,9 @@ static void program_at(tern_time now)
     port_deadline_set((uint32_t)delta);
     programmed = true;
 }
-#endif
 
 static void program(void) { program_at(tern_now()); }
+#endif
 
 static void unlink_alarm(tern_alarm *a)
 {
@@ -148,25 +163,78 @@ void tern_alarm_cancel(tern_alarm *a)
 }
 
 /* The deadline interrupt: run every alarm that is due, in deadline order.
- * The clock read after the last callback also programs the next deadline:
- * one read per pass, the clock is the costliest part of this path. */
-void tern_clock_isr(void)
+ * The clock is the costliest part of this path: it is read once, and again
+ * after a callback only when another alarm waits. */
+#if defined(__AVR__)
+/* On the 8-bit CPU, the clock as two 32-bit halves and the alarm's 64-bit
+ * fields read in place (a 64-bit value in a struct costs avr-gcc a
+ * register file's worth of moves and a libgcc compare). Interrupts stay
+ * masked throughout, so a read after a callback is only the counter, the
+ * clock's low half: less than a wrap has passed since the last one. */
+static void clock_isr(uint32_t nl, uint32_t nh)
 {
-    tern_time now = tern_now();
     programmed = false; /* the one-shot that brought us here has fired */
-    while (alarms && !t64_lt(now, alarms->deadline)) {
-        tern_alarm *a = alarms;
+    tern_alarm *a;
+    while ((a = alarms) != NULL) {
+        uint32_t dh = t64_hi_at(&a->deadline);
+        if (dh > nh || (dh == nh && t64_lo_at(&a->deadline) > nl))
+            break;
         unlink_alarm(a);
-        if (a->period) {
-            a->deadline = t64_add(a->deadline, a->period);
+        uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
+        if (pl | ph) {
+            uint32_t dl = t64_lo_at(&a->deadline) + pl;
+            dh += ph + (dl < pl);
+            memcpy(&a->deadline, &dl, sizeof dl);
+            memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
             insert(a);
         }
         a->fn(a, a->arg);
-        now = tern_now();
+        if (alarms) {
+            uint32_t c = port_counter_read();
+            nh += c < nl;
+            nl = c;
+        }
+    }
+    if (!programmed)
+        program_at(nl, nh);
+}
+
+void tern_clock_isr(void)
+{
+    tern_time now = tern_now();
+    clock_isr((uint32_t)now, t64_hi(now));
+}
+
+/* A vector that read the counter to check its deadline passes that read,
+ * interrupts masked since: extended, it is the clock (no second read). */
+void tern_clock_isr_at(uint32_t counter)
+{
+    tern_time now = clock_extend(counter);
+    clock_isr((uint32_t)now, t64_hi(now));
+}
+#else
+static void clock_isr(tern_time now)
+{
+    programmed = false; /* the one-shot that brought us here has fired */
+    while (alarms && now >= alarms->deadline) {
+        tern_alarm *a = alarms;
+        unlink_alarm(a);
+        if (a->period) {
+            a->deadline += a->period;
+            insert(a);
+        }
+        a->fn(a, a->arg);
+        if (alarms)
+            now = tern_now();
     }
     if (!programmed)
         program_at(now);
 }
+
+void tern_clock_isr(void) { clock_isr(tern_now()); }
+
+void tern_clock_isr_at(uint32_t counter) { clock_isr(clock_extend(counter)); }
+#endif
 
 static void timer_fired(tern_alarm *a, void *arg)
 {

@@ -114,7 +114,7 @@ static tern_status forwarding_task(void *state, tern_msg *m)
     neighbour *nb = state;
     if (m->port == TERN_PORT_APP(0)) {
         port_work(b.lp);
-        uint32_t e = (uint32_t)(tern_now() - m->posted);
+        uint32_t e = (uint32_t)tern_now() - m->posted;
         nb->jobs++;
         nb->e_sum += e;
         if (e > nb->e_max)
