@@ -6,14 +6,7 @@
 #include "time64.h"
 
 volatile uint8_t tern_idle_waiting;
-#if defined(__AVR__)
-/* the counter (the clock's low half) at the first interrupt of the period:
- * a read without the 64-bit extension on every wake-up; a period is
- * shorter than 2^32 ticks (below) */
-static uint32_t wake_time;
-#else
 static tern_time wake_time; /* clock at the first interrupt of the period */
-#endif
 static tern_idle_stats stats; /* zeros when TERN_IDLE_STATS is 0 */
 static tern_idle_hook hook;
 static tern_idle_work work;
@@ -53,11 +46,7 @@ void idle_note_wake(void)
 {
     if (tern_idle_waiting) {
         tern_idle_waiting = 0;
-#if defined(__AVR__)
-        wake_time = port_counter_read();
-#else
         wake_time = tern_now();
-#endif
     }
 }
 
@@ -100,21 +89,17 @@ bool idle_once(void)
         state = idle_power(state, available);
     tern_trace(TERN_EV_IDLE_ENTER, state, 0);
     tern_time start = tern_now();
-    wake_time = (uint32_t)start;
+    wake_time = start;
     tern_idle_waiting = 1;
     bool woken = port_idle(state, available);
     tern_idle_waiting = 0;
-#if defined(__AVR__)
-    /* Shorter than 2^32 ticks: the port always has a deadline programmed
-     * at most half a counter wrap ahead (timer.c), and it ends the period. */
-    tern_time end = t64_add(start, wake_time - (uint32_t)start);
-#else
     tern_time end = wake_time;
-#endif
     tern_trace(TERN_EV_IDLE_EXIT, state, 0);
 #if TERN_IDLE_STATS
 #if defined(__AVR__)
-    /* The sums added in place in 32-bit steps, no 64-bit libgcc call. */
+    /* Shorter than 2^32 ticks: the port always has a deadline programmed
+     * at most half a counter wrap ahead (timer.c), and it ends the period.
+     * The sums added in place in 32-bit steps, no 64-bit libgcc call. */
     uint32_t length = (uint32_t)end - (uint32_t)start;
     t64_add32_at(&stats.total, length);
     stats.periods++;

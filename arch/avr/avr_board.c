@@ -67,10 +67,10 @@ const tern_board_info port_board = {
     .sleep_states = sleep_states,
 };
 
-/* A deadline closer than this (or passed) is moved out to it: from reading
- * TCNT1 to writing OCR1A takes ~45 cycles (avr-objdump of
- * port_deadline_at), and a match value already passed would only match a
- * wrap (65,536 cycles) later. */
+/* A deadline closer than this is moved out to it: from reading TCNT1 to
+ * writing OCR1A takes ~45 cycles (avr-objdump of port_deadline_set), and a
+ * match value already passed would only match a wrap (65,536 cycles)
+ * later. */
 #define DEADLINE_MIN_TICKS 80u
 
 static uint16_t clock_high; /* Timer1 wraps seen so far */
@@ -178,18 +178,14 @@ uint32_t port_counter_read(void)
     return c.v;
 }
 
-void port_deadline_set(uint32_t ticks) { port_deadline_at(port_counter_read() + ticks); }
-
-void port_deadline_at(uint32_t at)
+void port_deadline_set(uint32_t ticks)
 {
     uint8_t s = SREG;
     cli();
-    uint32_t now = port_counter_read();
-    uint32_t ahead = at - now; /* passed: above half a wrap */
-    if (ahead < DEADLINE_MIN_TICKS || ahead > UINT32_C(1) << 31)
-        at = now + DEADLINE_MIN_TICKS;
-    deadline = at;
-    OCR1A = (uint16_t)at;
+    if (ticks < DEADLINE_MIN_TICKS)
+        ticks = DEADLINE_MIN_TICKS;
+    deadline = port_counter_read() + ticks;
+    OCR1A = (uint16_t)deadline;
     AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;
 }
@@ -214,13 +210,13 @@ tern_time avr_timer1_capture_time(uint16_t icr)
 
 ISR(TIMER1_COMPA_vect)
 {
-    uint32_t now = port_counter_read();
     /* A match of the low 16 bits in an earlier counter period. */
-    if ((int32_t)(now - deadline) < 0)
+    if ((int32_t)(port_counter_read() - deadline) < 0)
         return;
     AVR_TIMER1_IMSK &= (uint8_t)~_BV(OCIE1A);
     tern_isr_enter();
-    tern_clock_isr_at(now); /* that read is the clock: no second one */
+    /* read again: tern_isr_enter may have extended a later one (idle wake) */
+    tern_clock_isr_at(port_counter_read());
     tern_isr_exit();
 }
 
