@@ -111,7 +111,11 @@ def test_a_receiver_that_never_sleeps_detects_the_sfd_sooner(sfd: dict[str, Any]
     asleep = case(sfd, 0, awake["ppm"])
     assert awake["r1_detect_latency_us"]["max"] < asleep["r1_detect_latency_us"]["min"]
     # The slot pin is raised by the compare interrupt; awake, each receiver
-    # spins in the idle loop, whose short critical sections delay it by a
-    # few cycles, differently on each clock (kernel changes to the idle loop
-    # move this mean: 2.4 cycles apart since the idle accounting's rewrite).
-    assert awake["slot_diff_us"]["mean"] == pytest.approx(asleep["slot_diff_us"]["mean"], abs=4 * CYCLE_US)
+    # spins in the idle loop, whose critical sections delay it by up to tens
+    # of cycles, differently on each clock: the awake differences scatter
+    # (sd ~4.5 us over 20 frames, so their mean wanders by ~1 us from run to
+    # run) around the asleep ones. The median stays put; the scatter is
+    # bounded by the idle loop's longest masked section (76 cycles measured
+    # with the power hook in idle_once; 100 allowed).
+    assert awake["slot_diff_us"]["median"] == pytest.approx(asleep["slot_diff_us"]["median"], abs=4 * CYCLE_US)
+    assert all(abs(d - asleep["slot_diff_us"]["median"]) <= 100 * CYCLE_US for d in awake["slot_diffs"])
