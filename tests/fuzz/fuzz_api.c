@@ -462,9 +462,12 @@ static void check_timeout(tern_task_id self, const tern_msg *m)
           m->port - TERN_PORT_TIMEOUT0);
     if (!t->fired) {
         tern_time due = t->delay > UINT64_MAX - t->armed_at ? UINT64_MAX : t->armed_at + t->delay;
-        CHECK(m->posted >= due, "task %u: timer %u due at %llu fired at %llu", self,
-              m->port - TERN_PORT_TIMEOUT0, (unsigned long long)due,
-              (unsigned long long)m->posted);
+        /* The stamp is the clock's low 32 bits: its full value is the last
+         * time before now with those bits (the message waited < 2^32 ticks). */
+        tern_time now = tern_now();
+        tern_time posted = now - (uint32_t)((uint32_t)now - m->posted);
+        CHECK(posted >= due, "task %u: timer %u due at %llu fired at %llu", self,
+              m->port - TERN_PORT_TIMEOUT0, (unsigned long long)due, (unsigned long long)posted);
         t->fired = true;
     }
 }
