@@ -136,12 +136,21 @@ ISR(ADC_vect)
             hook = true;
         }
     }
-    if (s.pend) {
+    /* A tick that waited for the ADC converts only if its block is still
+     * open: the conversion that just filled it may be the waiting slot's
+     * own, and one more would take a sample of the next block (tern-sim
+     * plays one sample per conversion) and shift that channel by one. */
+    uint8_t next = NONE;
+    while (s.pend && next == NONE) {
         uint8_t k = 0;
         while (!(s.pend & (1u << k)))
             k++;
         s.pend &= (uint8_t) ~(1u << k);
-        convert(k);
+        if (s.block[k])
+            next = k;
+    }
+    if (next != NONE) {
+        convert(next);
     } else if (s.temp_req) {
         s.temp_req = 0;
         convert(TEMP);
