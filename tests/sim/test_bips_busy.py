@@ -27,6 +27,7 @@ N_REGIONS = 26  # 13 macro slots of two regions
 # later than that by its own node's clock breaks it.
 MAX_OFFSET_US = 100
 HZ = 7_372_800
+MASKED_MAX_PS = 100 * 1_000_000 * PS_PER_US // HZ  # 100 cycles
 
 pytestmark = pytest.mark.skipif(
     shutil.which("avr-gcc") is None or not (ROOT / "tools/simavr/build/tern-sim").is_file(),
@@ -86,8 +87,12 @@ def test_a_long_handler_does_not_delay_the_bcs(run: dict[str, Any], model: str) 
         assert len(during) == n_working, what  # region 0's t0 and t2, region 1's t0 of each work period
         print(f"{model} {what}: working {min(during) / 1e6:.2f}..{max(during) / 1e6:.2f} us, "
               f"idle {min(idle) / 1e6:.2f}..{max(idle) / 1e6:.2f} us (from the grid of the first start)")
-        # the task's work adds nothing to the BCS's delay (an idle CPU's wake-up costs more)
-        assert max(during) <= max(idle), (what, during, idle)
+        # the task's work adds to the BCS's delay no more than the kernel's
+        # own masked sections (a thread switch: 54 cycles measured), never
+        # the handler's 50 ms; with the idle wake-up cheaper than those
+        # since the AVR interrupt path lost its extra clock reads, an idle
+        # CPU's start is no longer the later one
+        assert max(during) <= max(idle) + MASKED_MAX_PS, (what, during, idle)
     # and absolutely, the BCS's own measure: a step's time to its handler's clock read
     delay = stats(console, "bcs_delay")
     for step in ("start", "stop"):
