@@ -114,6 +114,17 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
                       app->n_modules);
     if ((t->flags & TERN_TASK_MOVABLE) && !app->n_modules)
         return app_refuse_text(err, TERN_EINVAL, app, i, "flags", "movable, but n_modules is 0");
+    uint8_t needs = t->flags & TERN_TASK_NEEDS_HW;
+    if (needs && (t->flags & TERN_TASK_MOVABLE))
+        return app_refuse_text(err, TERN_EPINNED, app, i, "flags",
+                      "movable, but it drives hardware (0x%02x) bound to its module", needs);
+    if (needs && app->n_modules) {
+        uint8_t has = app->module_hw ? app->module_hw[t->module - 1] : 0;
+        if (needs & ~has)
+            return app_refuse_text(err, TERN_EPINNED, app, i, "module",
+                          "needs hardware 0x%02x that module %u lacks (module_hw 0x%02x)",
+                          needs, t->module - 1, has);
+    }
     if ((t->flags & TERN_TASK_THREAD) && !sched_tasks_are_threads())
         return app_refuse_text(err, TERN_EINVAL, app, i, "flags",
                       "thread tasks are not supported by the %s model", tern_model_name);

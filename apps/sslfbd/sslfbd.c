@@ -517,7 +517,8 @@ static const tern_group_desc groups[] = {{.id = G_SC, .n_members = 4, .members =
  * which with FBD's chain preempting the FFT on top of it overflowed the
  * ATmega128's stack (docs/comos.md). */
 #define MIC(k) {.name = "mic" #k, .id = T_MIC0 + k, .priority = 2, .handler = mic, .state = &mics[k], \
-                .module = AT(k + 1), IN(2), .n_out_ports = 1, .routes = mic_routes[k]}
+                .module = AT(k + 1), IN(2), .n_out_ports = 1, .routes = mic_routes[k],          \
+                .flags = TERN_TASK_NEEDS_ADC}
 #define FFT(k) {.name = "fft" #k, .id = T_FFT0 + k, .priority = 1, .handler = fft, .module = AT(k + 1), \
                 IN(1), .n_out_ports = 1, .routes = fft_routes[k], MOVABLE}
 #define SC(k) {.name = "sc" #k, .id = T_SC0 + k, .priority = 1, .handler = sc, .state = &scs[k], \
@@ -531,16 +532,21 @@ static const tern_task_desc tasks[] = {
      .n_out_ports = 1, .routes = vote_routes, MOVABLE},
     {.name = "ht", .id = T_HT, .priority = 1, .handler = ht, .module = AT(0), IN(1), MOVABLE},
     {.name = "temp", .id = T_TEMP, .priority = 2, .handler = temp, .module = AT(2), IN(2),
-     .n_out_ports = 1, .routes = temp_routes},
+     .n_out_ports = 1, .routes = temp_routes, .flags = TERN_TASK_NEEDS_ADC},
     {.name = "ewma", .id = T_EWMA, .priority = 2, .handler = ewma, .module = AT(2), IN(1),
      .n_out_ports = 1, .routes = ewma_routes, MOVABLE},
     {.name = "alert", .id = T_ALERT, .priority = 2, .handler = alert, .module = AT(2), IN(1),
      .n_out_ports = 1, .routes = alert_routes, MOVABLE},
     {.name = "radio", .id = T_RADIO, .priority = 7, .handler = radio, .module = AT(1), IN(1)},
 };
+/* Every module samples through its ATmega's ADC (the radio task is a
+ * stand-in: tern-sim's modules have no CC2420, so none claims the radio). */
+static const uint8_t module_hw[] = {TERN_TASK_NEEDS_ADC, TERN_TASK_NEEDS_ADC, TERN_TASK_NEEDS_ADC,
+                                    TERN_TASK_NEEDS_ADC, TERN_TASK_NEEDS_ADC};
 static const tern_app_desc app = {.name = "sslfbd", .tasks = tasks, .n_tasks = N_TASKS,
                                   .groups = groups, .n_groups = 1,
-                                  .n_modules = SSL_MODULES > 1 ? SSL_MODULES : 0};
+                                  .n_modules = SSL_MODULES > 1 ? SSL_MODULES : 0,
+                                  .module_hw = module_hw};
 
 /* --- the end: counters, then exit ------------------------------------------ */
 

@@ -484,7 +484,7 @@ static const tern_task_desc tasks[] = {
     {.name = "forwarding", .id = FORWARDING, .priority = PRIO_FORWARDING,
      .handler = forwarding_task, .n_in_ports = 1, .flags = FORWARDING_FLAGS},
 };
-static const tern_app_desc app = {"seed000", tasks, 3, NULL, 0, 0};
+static const tern_app_desc app = {"seed000", tasks, 3, NULL, 0, 0, NULL};
 TERN_APP_CHECKED(app); /* seed000_bare: validated at build time */
 
 /* A bad parameter block: the reason, and exit status 2. The bare build has

@@ -229,7 +229,7 @@ int main(void)
                 "neighbours=%lu seed=%lu\n", tern_model_name, (unsigned long)b.duration_s,
                 (unsigned long)b.ls_ms, (unsigned long)b.period_ms, (unsigned long)b.gap,
                 (unsigned long)b.lp, (unsigned long)b.n, (unsigned long)tern_params[7]);
-    static tern_app_desc app = {"seed003", tasks, 0, NULL, 0, 0};
+    static tern_app_desc app = {"seed003", tasks, 0, NULL, 0, 0, NULL};
     app.n_tasks = (uint8_t)(2 + b.n);
     tern_app_error err;
     if (tern_app_start(&app, &err) != TERN_OK) {

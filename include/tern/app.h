@@ -40,6 +40,12 @@ typedef struct {
 /* Task flags. */
 #define TERN_TASK_THREAD 0x01  /* hybrid: needs a private stack to block */
 #define TERN_TASK_MOVABLE 0x02 /* may migrate to another module (seed 002's COMOS_TASK_MOVABLE) */
+/* Hardware the task drives: in an app of several modules it must start on a
+ * module whose tern_app_desc.module_hw has it, and it never moves (seed 002:
+ * a task bound to its processor's devices is not movable). */
+#define TERN_TASK_NEEDS_RADIO 0x10
+#define TERN_TASK_NEEDS_ADC 0x20
+#define TERN_TASK_NEEDS_HW (TERN_TASK_NEEDS_RADIO | TERN_TASK_NEEDS_ADC)
 
 typedef struct {
     const char *name;
@@ -69,6 +75,9 @@ typedef struct {
      * 0 for a single-processor app. Every processor of the node runs the
      * same description and instantiates only its own tasks (tern/remote.h). */
     uint8_t n_modules;
+    /* The hardware of each module (TERN_TASK_NEEDS_* bits), n_modules
+     * entries by bus address; NULL: no module has any. */
+    const uint8_t *module_hw;
 } tern_app_desc;
 
 /* Why a description was refused: the task (index into tasks[], or -1 when

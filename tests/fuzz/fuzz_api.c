@@ -548,7 +548,7 @@ static void build_app(void)
                 routes[i][r] = (tern_route){TERN_ROUTE_NONE, 0, 0, 0};
         }
     }
-    app = (tern_app_desc){"fuzz", tasks, n, groups, n_groups, 0};
+    app = (tern_app_desc){"fuzz", tasks, n, groups, n_groups, 0, NULL};
 }
 
 /* --- the end of an input ----------------------------------------------------------- */
@@ -613,7 +613,7 @@ static void finish(size_t heap_empty)
      * empty. Its INIT holds one message, so TERN_MSG_POOL - 1 fit. */
     static const tern_task_desc probe_task[] = {
         {.name = "probe", .id = 0, .handler = probe_handler, .n_in_ports = 1}};
-    static const tern_app_desc probe_app = {"probe", probe_task, 1, NULL, 0, 0};
+    static const tern_app_desc probe_app = {"probe", probe_task, 1, NULL, 0, 0, NULL};
     app_reset();
     CHECK(tern_app_start(&probe_app, NULL) == TERN_OK, "probe app refused");
     probe_ok = 0;

@@ -338,7 +338,7 @@ static void mux_match(tern_msg *m, const cc2420_rx_frame *f)
 
 static const tern_task_desc tasks[] = {
     {.name = "radio", .id = 0, .priority = 1, .handler = on_frame, .n_in_ports = 4}};
-static const tern_app_desc app = {"cc2420", tasks, 1, NULL, 0, 0};
+static const tern_app_desc app = {"cc2420", tasks, 1, NULL, 0, 0, NULL};
 
 /* ---- the program ---- */
 

@@ -49,7 +49,7 @@ static const tern_task_desc tasks[] = {
     {.name = "d", .id = 3, .priority = 4, .handler = on_msg, .module = M(2), .n_in_ports = 2},
     {.name = "e", .id = 5, .priority = 2, .handler = on_msg, .module = M(0), .n_in_ports = 0},
 };
-static const tern_app_desc app = {"remote", tasks, 5, groups, 3, 3};
+static const tern_app_desc app = {"remote", tasks, 5, groups, 3, 3, NULL};
 
 static const tern_task_desc *local_task(uint8_t id)
 {

@@ -39,7 +39,7 @@ static void test_refuses_bad_descriptions(void **st)
         {.name = "sensor", .id = 1, .priority = 2, .handler = noop, .n_in_ports = 1},
         {.name = "radio", .id = 2, .priority = 3, .handler = noop, .n_in_ports = 1},
     };
-    tern_app_desc app = {"demo", t, 2, NULL, 0, 0};
+    tern_app_desc app = {"demo", t, 2, NULL, 0, 0, NULL};
     assert_int_equal(tern_app_validate(&app, NULL), TERN_OK);
 
     t[1].id = 1;
@@ -111,7 +111,7 @@ static void test_start_refuses_and_runs_nothing(void **st)
     host_reset(0);
     tern_init();
     tern_task_desc t[] = {{.name = "x", .id = 1, .priority = 99, .handler = noop}};
-    tern_app_desc app = {"bad", t, 1, NULL, 0, 0};
+    tern_app_desc app = {"bad", t, 1, NULL, 0, 0, NULL};
     tern_app_error err;
     assert_int_equal(tern_app_start(&app, &err), TERN_ERANGE);
     host_run_until(100);
@@ -162,7 +162,7 @@ static void test_messages_before_init_are_held(void **st)
         {.name = "late", .id = 4, .priority = 0, .handler = late_handler, .n_in_ports = 1,
          .init_data = "cfg", .init_len = 3},
     };
-    static const tern_app_desc app = {"hold", t, 2, NULL, 0, 0};
+    static const tern_app_desc app = {"hold", t, 2, NULL, 0, 0, NULL};
     order[0] = '\0';
     start_app(&app, 0);
     host_run_until(10);
@@ -210,7 +210,7 @@ static void test_routing_and_multicast(void **st)
         {.name = "a", .id = 2, .priority = 2, .handler = counting_handler, .n_in_ports = 2},
         {.name = "b", .id = 3, .priority = 2, .handler = counting_handler, .n_in_ports = 1},
     };
-    static const tern_app_desc app = {"route", t, 3, groups, 1, 0};
+    static const tern_app_desc app = {"route", t, 3, groups, 1, 0, NULL};
     memset(received, 0, sizeof received);
     start_app(&app, 0);
     inject_post(5, 1);
@@ -248,7 +248,7 @@ static void test_full_pool_is_an_error_not_a_loss(void **st)
     (void)st;
     static const tern_task_desc t[] = {
         {.name = "sink", .id = 1, .priority = 1, .handler = slow_handler, .n_in_ports = 1}};
-    static const tern_app_desc app = {"pool", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"pool", t, 1, NULL, 0, 0, NULL};
     refused_posts = 0;
     start_app(&app, 0);
     host_inject(50, burst, NULL);
@@ -275,7 +275,7 @@ static void test_finalize_with_a_full_pool_can_be_retried(void **st)
     (void)st;
     static const tern_task_desc t[] = {
         {.name = "sink", .id = 1, .priority = 1, .handler = slow_handler, .n_in_ports = 1}};
-    static const tern_app_desc app = {"pool", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"pool", t, 1, NULL, 0, 0, NULL};
     start_app(&app, 0);
     host_inject(50, burst_then_finalize, NULL);
     host_run_until(100000);

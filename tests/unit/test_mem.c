@@ -120,7 +120,7 @@ static void run_transfer(bool take)
         {.name = "receiver", .id = 2, .priority = 2, .handler = receiver, .state = &take_flag,
          .n_in_ports = 1},
     };
-    static const tern_app_desc app = {"own", t, 2, NULL, 0, 0};
+    static const tern_app_desc app = {"own", t, 2, NULL, 0, 0, NULL};
     take_flag = take;
     taken_value = 0;
     used_by_receiver = 0;
@@ -165,7 +165,7 @@ static void test_take_copies_static_payload(void **st)
     (void)st;
     static const tern_task_desc t[] = {
         {.name = "taker", .id = 1, .priority = 1, .handler = copy_taker, .n_in_ports = 1}};
-    static const tern_app_desc app = {"copy", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"copy", t, 1, NULL, 0, 0, NULL};
     start_app(&app, 0);
     size_t empty = tern_heap_free_bytes();
     host_inject(5, post_static, NULL);
@@ -200,7 +200,7 @@ static void test_leak_report_on_finalize(void **st)
     (void)st;
     static const tern_task_desc t[] = {
         {.name = "leaky", .id = 5, .priority = 1, .handler = leaky, .n_in_ports = 1}};
-    static const tern_app_desc app = {"leak", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"leak", t, 1, NULL, 0, 0, NULL};
     start_app(&app, 0);
     host_inject(100, finalize_leaky, NULL);
     host_run_until(5000);

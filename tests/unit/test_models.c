@@ -23,7 +23,7 @@ static const tern_task_desc three_tasks[] = {
     SCRIPTED("high", 2, 6, &s_high),
     SCRIPTED("mid2", 3, 4, &s_mid2),
 };
-static const tern_app_desc app = {"models", three_tasks, 4, NULL, 0, 0};
+static const tern_app_desc app = {"models", three_tasks, 4, NULL, 0, 0, NULL};
 
 static void reset_scripts(void)
 {

@@ -189,6 +189,30 @@ static void test_single_processor_flags(void **st)
     assert_non_null(strstr(err.text, "task 'roamer': flags: movable, but n_modules is 0"));
 }
 
+/* A task that drives hardware starts where the description says that
+ * hardware is, and never moves; refused by name otherwise. */
+static void test_hardware_pins_a_task_to_a_module_that_has_it(void **st)
+{
+    (void)st;
+    host_reset(0);
+    tern_init();
+    tasks[4].flags = TERN_TASK_NEEDS_RADIO; /* 'mid', on module 1 */
+    expect_refused(TERN_EPINNED, "module",
+                   "task 'mid': module: needs hardware 0x10 that module 1 lacks (module_hw 0x00)");
+    const uint8_t adc_only[] = {TERN_TASK_NEEDS_RADIO | TERN_TASK_NEEDS_ADC, TERN_TASK_NEEDS_ADC};
+    app.module_hw = adc_only;
+    expect_refused(TERN_EPINNED, "module", "needs hardware 0x10 that module 1 lacks (module_hw 0x20)");
+    tasks[4].module = M1; /* where the radio is */
+    assert_int_equal(tern_app_validate(&app, NULL), TERN_OK);
+    tasks[4].flags |= TERN_TASK_MOVABLE;
+    expect_refused(TERN_EPINNED, "flags",
+                   "task 'mid': flags: movable, but it drives hardware (0x10) bound to its module");
+    tasks[4].flags = 0;
+    tasks[4].module = M2;
+    app.module_hw = NULL;
+    assert_int_equal(tern_app_validate(&app, NULL), TERN_OK);
+}
+
 /* ---- the remote TCBs ---- */
 
 static void test_remote_tcbs_for_the_other_module_only(void **st)
@@ -531,6 +555,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validation_names_task_and_module),
         cmocka_unit_test(test_single_processor_flags),
+        cmocka_unit_test(test_hardware_pins_a_task_to_a_module_that_has_it),
         cmocka_unit_test(test_remote_tcbs_for_the_other_module_only),
         cmocka_unit_test(test_bus_queue_orders_by_destination_priority),
         cmocka_unit_test(test_bus_queue_is_bounded),

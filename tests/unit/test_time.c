@@ -35,7 +35,7 @@ static void test_task_timers(void **st)
     static uint64_t busy;
     static const tern_task_desc t[] = {
         {.name = "timers", .id = 0, .priority = 1, .handler = timer_task, .state = &busy}};
-    static const tern_app_desc app = {"timers", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"timers", t, 1, NULL, 0, 0, NULL};
     busy = 1700; /* the first TIMEOUT0 handler overruns the 1500 deadline */
     start_app(&app, 0);
     host_run_until(4000);

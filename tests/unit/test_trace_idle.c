@@ -88,7 +88,7 @@ static void test_idle_accounting(void **st)
     (void)st;
     static const tern_task_desc t[] = {
         {.name = "worker", .id = 0, .priority = 1, .handler = worker, .n_in_ports = 1}};
-    static const tern_app_desc app = {"idle", t, 1, NULL, 0, 0};
+    static const tern_app_desc app = {"idle", t, 1, NULL, 0, 0, NULL};
     start_app(&app, 0);
     hook_sum = hook_periods = 0;
     tern_idle_set_hook(idle_hook);

@@ -45,7 +45,7 @@ int main(void)
         {.name = "mid", .id = 1, .priority = 4, .handler = handler, .n_in_ports = 1},
         {.name = "high", .id = 2, .priority = 6, .handler = handler, .n_in_ports = 1},
     };
-    static const tern_app_desc app = {"timeline", tasks, 3, NULL, 0, 0};
+    static const tern_app_desc app = {"timeline", tasks, 3, NULL, 0, 0, NULL};
     host_reset(0);
     tern_init();
     tern_app_error err;
