@@ -194,13 +194,7 @@ static tern_status mic(void *state, tern_msg *m)
         ssl_block *b = s->block;
         s->block = 0;
         c.blocks++;
-        probe_send(PROBE_FFT);
-        tern_status st = tern_post(0, b, sizeof *b, TERN_MSG_HEAP);
-        probe_sent(PROBE_FFT);
-        if (st != TERN_OK) {
-            tern_free(b);
-            c.post_failed++;
-        }
+        post_heap(0, b, sizeof *b, PROBE_FFT);
     }
     return TERN_OK;
 }
@@ -218,10 +212,7 @@ static tern_status fft(void *state, tern_msg *m)
     ssl_fft(b->data);
     PA_LOW(PIN_FFT);
     c.ffts++;
-    if (tern_post(0, b, sizeof *b, TERN_MSG_HEAP) != TERN_OK) {
-        tern_free(b);
-        c.post_failed++;
-    }
+    post_heap(0, b, sizeof *b, 0xFF);
     return TERN_OK;
 }
 
@@ -429,10 +420,8 @@ static tern_status temp(void *state, tern_msg *m)
     } else if (m->port == PORT_A) { /* the sample, from the ADC interrupt */
         c.temps++;
         void *p = tern_take(m);
-        if (p && tern_post(0, p, sizeof(fbd_sample), TERN_MSG_HEAP) != TERN_OK) {
-            tern_free(p);
-            c.post_failed++;
-        }
+        if (p)
+            post_heap(0, p, sizeof(fbd_sample), 0xFF);
     }
     return TERN_OK;
 }
