@@ -7,7 +7,7 @@
  * the post, the dispatch. Built and run without the kernel's build:
  *
  *   avr-gcc -mmcu=atmega128 -DF_CPU=4000000UL -Os -o build/avr_floor.elf \
- *       -Itools/simavr bench/floor/avr_floor.c
+ *       -Itools/simavr -Itests/harness/guests bench/floor/avr_floor.c
  *   tools/simavr/build/tern-simavr build/avr_floor.elf
  *
  * (docs/seed000/avr-cycles.md; tern-simavr --trace and `./tern profile
@@ -17,38 +17,13 @@
 #include <avr/sleep.h>
 #include <stdint.h>
 
-#include "tern_simavr_abi.h"
+#include "console.h"
 
 #define ROUNDS 16
 #define GAP 4000u /* cycles from arming to the match, as apps/ordering's L */
 
 static volatile uint16_t match_at, seen_at;
 static volatile uint8_t fired;
-
-static void putc_(char c)
-{
-    while (!(UCSR0A & _BV(UDRE0)))
-        ;
-    UDR0 = (uint8_t)c;
-}
-
-static void put_u(uint32_t v)
-{
-    char b[10];
-    uint8_t n = 0;
-    do {
-        b[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        putc_(b[--n]);
-}
-
-static void puts_(const char *s)
-{
-    while (*s)
-        putc_(*s++);
-}
 
 /* The "handler": its first statement reads the clock, as apps/ordering's. */
 __attribute__((noinline)) static void handler(void)
@@ -61,11 +36,7 @@ ISR(TIMER1_COMPA_vect) { handler(); }
 
 int main(void)
 {
-    UCSR0A = _BV(U2X0);
-    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
-    UCSR0B = _BV(TXEN0);
-    UBRR0H = 0;
-    UBRR0L = 0;
+    console_init();
     TCCR1A = 0;
     TCCR1B = _BV(CS10);
     uint32_t sum = 0;
@@ -93,13 +64,13 @@ int main(void)
             max = d;
         sei();
     }
-    puts_("FLOOR irq_to_handler_idle min=");
-    put_u(min);
-    puts_(" avg=");
-    put_u(sum / ROUNDS);
-    puts_(" max=");
-    put_u(max);
-    puts_("\n");
+    console_puts("FLOOR irq_to_handler_idle min=");
+    console_dec(min);
+    console_puts(" avg=");
+    console_dec((uint16_t)(sum / ROUNDS));
+    console_puts(" max=");
+    console_dec(max);
+    console_puts("\n");
     while (!(UCSR0A & _BV(UDRE0)))
         ;
     for (volatile uint16_t w = 0; w < 200; w++)

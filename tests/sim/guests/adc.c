@@ -3,30 +3,16 @@
  * signal file plays (tools/simavr/adc.c). */
 #include <avr/io.h>
 
-#include "tern_simavr_abi.h"
+#include "../../harness/guests/console.h"
 
 #ifndef ADC_N
 #define ADC_N 7
 #endif
 
-static void put(char c)
-{
-	while (!(UCSR0A & _BV(UDRE0)))
-		;
-	UDR0 = (uint8_t)c;
-}
-
 static void print(uint16_t v)
 {
-	char d[5];
-	uint8_t n = 0;
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		put(d[--n]);
-	put('\n');
+	console_dec(v);
+	console_putc('\n');
 }
 
 static uint16_t convert(uint8_t channel)
@@ -40,10 +26,7 @@ static uint16_t convert(uint8_t channel)
 
 int main(void)
 {
-	UCSR0A = _BV(U2X0);
-	UBRR0H = 0;
-	UBRR0L = 0;
-	UCSR0B = _BV(TXEN0);
+	console_init();
 	for (uint8_t i = 0; i < ADC_N; i++)
 		print(convert(3));
 	print(convert(0));
