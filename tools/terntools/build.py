@@ -62,3 +62,14 @@ def app_image(board: str, model: str, app: str, root: Path | None = None) -> Pat
     if elf is None:
         raise UsageError(f"no app named {app} in the {board}/{model} build (apps/ has the examples)")
     return elf
+
+
+def avr_gcc(args: list[str], what: str) -> None:
+    """Build a bare AVR program (no kernel build, no CMake) with avr-gcc;
+    `what` names it in the error."""
+    try:
+        proc = subprocess.run(["avr-gcc", *args], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise TernError("avr-gcc is not installed (run 'make setup')") from None
+    if proc.returncode != 0:
+        raise TernError(f"building {what} failed:\n{proc.stderr.strip()}")

@@ -8,7 +8,6 @@ import json
 import math
 import random
 import statistics
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -140,16 +139,11 @@ def build_standalone(root: Path, out: Path) -> dict[str, Path]:
     for key, mcu, f_cpu, modules in (("m128", "atmega128", 7372800, 5), ("m1284", "atmega1284p", 20000000, 5),
                                      ("one", "atmega1284p", 20000000, 1)):
         elf = out / f"standalone_{key}.elf"
-        cmd = ["avr-gcc", f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", "-Os", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-               "-DSSL_STANDALONE", f"-DSSL_MODULES={modules}", f"-I{src}", f"-I{root / 'arch' / 'avr'}",
-               f"-I{root / 'tools' / 'simavr'}", "-o", str(elf),
-               str(src / "standalone.c"), str(src / "ssl_dsp.c"), str(src / "ssl_sampler.c"), "-lm"]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True)
-        except FileNotFoundError:
-            raise TernError("avr-gcc is not installed (run 'make setup')") from None
-        if p.returncode != 0:
-            raise TernError(f"building apps/sslfbd/standalone.c ({mcu}) failed:\n{p.stderr.strip()}")
+        build.avr_gcc([f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", "-Os", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                       "-DSSL_STANDALONE", f"-DSSL_MODULES={modules}", f"-I{src}", f"-I{root / 'arch' / 'avr'}",
+                       f"-I{root / 'tools' / 'simavr'}", "-o", str(elf),
+                       str(src / "standalone.c"), str(src / "ssl_dsp.c"), str(src / "ssl_sampler.c"), "-lm"],
+                      f"apps/sslfbd/standalone.c ({mcu})")  # fmt: skip
         elves[key] = elf
     return elves
 

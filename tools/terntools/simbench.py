@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from terntools import scenario, sim
+from terntools import build, scenario, sim
 from terntools.errors import TernError, UsageError
 from terntools.paths import repo_root, sim_binary
 
@@ -60,14 +60,9 @@ def build_guest(root: Path) -> Path:
     out = root / "build" / "bench-sim"
     out.mkdir(parents=True, exist_ok=True)
     elf = out / "beacon.elf"
-    cmd = ["avr-gcc", "-mmcu=atmega128", "-Os", f"-DF_CPU={F_CPU}UL", "-Wall", "-Wextra", "-Werror",
-           f"-I{root / 'tools' / 'simavr'}", "-o", str(elf), str(root / "bench" / "sim" / "beacon.c")]  # fmt: skip
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise TernError("avr-gcc is not installed (run 'make setup')") from None
-    if proc.returncode != 0:
-        raise TernError(f"building bench/sim/beacon.c failed:\n{proc.stderr.strip()}")
+    build.avr_gcc(["-mmcu=atmega128", "-Os", f"-DF_CPU={F_CPU}UL", "-Wall", "-Wextra", "-Werror",
+                   f"-I{root / 'tools' / 'simavr'}", "-o", str(elf), str(root / "bench" / "sim" / "beacon.c")],
+                  "bench/sim/beacon.c")  # fmt: skip
     return elf
 
 
