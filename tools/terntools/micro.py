@@ -484,6 +484,18 @@ def target_status(doc: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     return out
 
 
+def _targets_table(title: str, first: str, status: list[tuple[str, str, str, bool]],
+                   note: str = "") -> list[str]:
+    """A markdown section of (what, rule, measured, met) rows; none when empty."""
+    if not status:
+        return []
+    L = [f"## {title}", ""] + ([note, ""] if note else [])
+    L += [f"| {first} | target | measured | |", "|---|---|---|---|"]
+    L += [f"| {what} | {rule} | {measured} | {'met' if met else '**missed**'} |"
+          for what, rule, measured, met in status]  # fmt: skip
+    return L + [""]
+
+
 def issue17_status(doc: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     """(model benchmark field, rule, measured, met) for issue 17's targets."""
     idx = _index(doc)
@@ -595,26 +607,10 @@ def markdown(doc: dict[str, Any]) -> str:
         L.append(f"| {name} | " + " | ".join(str(int(idx[(m, name)]["avg"])) if (m, name) in idx else "-"
                                               for m in models) + " |")  # fmt: skip
     L.append("")
-    status = target_status(doc) if doc["board"] == TARGET_BOARD else []
-    if status:
-        L.append("## Issue 7 targets (stack model)")
-        L.append("")
-        L.append("| benchmark | target | measured | |")
-        L.append("|---|---|---|---|")
-        for what, rule, measured, met in status:
-            L.append(f"| {what} | {rule} | {measured} | {'met' if met else '**missed**'} |")
-        L.append("")
-    status17 = issue17_status(doc) if doc["board"] == TARGET_BOARD else []
-    if status17:
-        L.append("## Issue 17 targets")
-        L.append("")
-        L.append("Where the remaining instructions go, by function: `./tern bench itrace`.")
-        L.append("")
-        L.append("| model, benchmark | target | measured | |")
-        L.append("|---|---|---|---|")
-        for what, rule, measured, met in status17:
-            L.append(f"| {what} | {rule} | {measured} | {'met' if met else '**missed**'} |")
-        L.append("")
+    if doc["board"] == TARGET_BOARD:
+        L += _targets_table("Issue 7 targets (stack model)", "benchmark", target_status(doc))
+        L += _targets_table("Issue 17 targets", "model, benchmark", issue17_status(doc),
+                            "Where the remaining instructions go, by function: `./tern bench itrace`.")
     if doc["board"] != TARGET_BOARD:
         return "\n".join(L)
     L.append("## Reference numbers (from issue 7, same QEMU board, instructions)")
