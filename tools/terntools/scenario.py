@@ -23,7 +23,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -817,19 +817,28 @@ def _links(c: _Checker, doc: Mapping[str, Any], medium: Medium, nodes: Sequence[
     return tuple(links)
 
 
+def _node_tables(c: _Checker, doc: Mapping[str, Any], key: str, limit: int, plural: str,
+                 allowed: Sequence[str], known: set[str], unknown: str = "no node named"
+                 ) -> Iterator[tuple[int, KeyPath, dict[str, Any], str]]:
+    """Each [[key]] table that belongs to a node: (index, path, table, node),
+    its keys and its node (one of known) checked."""
+    tables = c.array(doc, key)
+    if len(tables) > limit:
+        raise c.fail((key, limit), f"more than {limit} {plural}")
+    for i, table in enumerate(tables):
+        p: KeyPath = (key, i)
+        c.keys(table, p, allowed)
+        node = c.string(table, p + ("node",), what="a node name")
+        if node not in known:
+            raise c.fail(p + ("node",), f"{unknown} {show(node)}")
+        yield i, p, table, node
+
+
 def _pins(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[Pin, ...]:
-    names = {n.name for n in nodes}
     pins: list[Pin] = []
     seen: dict[tuple[str, str, int], int] = {}
-    tables = c.array(doc, "pin")
-    if len(tables) > MAX_PINS:
-        raise c.fail(("pin", MAX_PINS), f"more than {MAX_PINS} recorded pins")
-    for i, table in enumerate(tables):
-        p: KeyPath = ("pin", i)
-        c.keys(table, p, PIN_KEYS)
-        node = c.string(table, p + ("node",), what="a node name")
-        if node not in names:
-            raise c.fail(p + ("node",), f"no node named {show(node)}")
+    for i, p, table, node in _node_tables(c, doc, "pin", MAX_PINS, "recorded pins", PIN_KEYS,
+                                          {n.name for n in nodes}):  # fmt: skip
         spec = c.string(table, p + ("pin",), pattern=PIN, what="a pin like \"PB0\" (port A-G, bit 0-7)")
         m = PIN.fullmatch(spec)
         assert m is not None
@@ -846,17 +855,9 @@ def _pins(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[P
 
 
 def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[Stimulus, ...]:
-    names = {n.name for n in nodes}
-    tables = c.array(doc, "stimulus")
-    if len(tables) > MAX_STIMULI:
-        raise c.fail(("stimulus", MAX_STIMULI), f"more than {MAX_STIMULI} stimuli")
     out: list[Stimulus] = []
-    for i, table in enumerate(tables):
-        p: KeyPath = ("stimulus", i)
-        c.keys(table, p, STIMULUS_KEYS)
-        node = c.string(table, p + ("node",), what="a node name")
-        if node not in names:
-            raise c.fail(p + ("node",), f"no node named {show(node)}")
+    for _, p, table, node in _node_tables(c, doc, "stimulus", MAX_STIMULI, "stimuli", STIMULUS_KEYS,
+                                          {n.name for n in nodes}):  # fmt: skip
         spec = c.string(table, p + ("pin",), pattern=PIN, what="a pin like \"PE5\" (port A-G, bit 0-7)")
         m = PIN.fullmatch(spec)
         assert m is not None
@@ -884,18 +885,10 @@ def _stimuli(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tupl
 
 
 def _adcs(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[AdcInput, ...]:
-    names = {n.name for n in nodes}
-    tables = c.array(doc, "adc")
-    if len(tables) > MAX_ADCS:
-        raise c.fail(("adc", MAX_ADCS), f"more than {MAX_ADCS} adc inputs")
     out: list[AdcInput] = []
     seen: dict[tuple[str, int], int] = {}
-    for i, table in enumerate(tables):
-        p: KeyPath = ("adc", i)
-        c.keys(table, p, ADC_KEYS)
-        node = c.string(table, p + ("node",), what="a node name")
-        if node not in names:
-            raise c.fail(p + ("node",), f"no node named {show(node)}")
+    for i, p, table, node in _node_tables(c, doc, "adc", MAX_ADCS, "adc inputs", ADC_KEYS,
+                                          {n.name for n in nodes}):  # fmt: skip
         channel = c.integer(table, p + ("channel",), default=None, low=0, high=7, what="an ADC channel 0-7")
         if (node, channel) in seen:
             raise c.fail(p + ("channel",), f"node {node} channel {channel} already has a file: adc[{seen[(node, channel)]}]")
@@ -911,17 +904,10 @@ def _adcs(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[A
 
 
 def _injects(c: _Checker, doc: Mapping[str, Any], nodes: Sequence[Node]) -> tuple[Inject, ...]:
-    radios = {n.name for n in nodes if n.has_radio}
-    tables = c.array(doc, "inject")
-    if len(tables) > MAX_INJECTS:
-        raise c.fail(("inject", MAX_INJECTS), f"more than {MAX_INJECTS} injected frames")
     out: list[Inject] = []
-    for i, table in enumerate(tables):
-        p: KeyPath = ("inject", i)
-        c.keys(table, p, INJECT_KEYS)
-        node = c.string(table, p + ("node",), what="a node name")
-        if node not in radios:
-            raise c.fail(p + ("node",), f"no node with a radio named {show(node)}")
+    for _, p, table, node in _node_tables(c, doc, "inject", MAX_INJECTS, "injected frames", INJECT_KEYS,
+                                          {n.name for n in nodes if n.has_radio},
+                                          "no node with a radio named"):  # fmt: skip
         at = c.number(table, p + ("at_us",), low=192.0, high=1.8e13, what="microseconds, at least 192")
         fcs = c.string(table, p + ("fcs",), default="good", what="\"good\", \"bad\" or \"raw\"")
         if fcs not in ("good", "bad", "raw"):
