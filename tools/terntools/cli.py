@@ -367,14 +367,23 @@ def cmd_bench_itrace(args: argparse.Namespace) -> int:
 def cmd_size(args: argparse.Namespace) -> int:
     board = load_board(args.board) if args.board else None
     measured = sizes.measure(args.files, board)
-    sys.stdout.write(sizes.format_table(measured))
+    table = sizes.format_markdown if args.markdown else sizes.format_table
+    sys.stdout.write(table(measured))
     doc = sizes.to_json(measured, board)
-    if args.objects:
-        for elf, entry in zip(args.files, doc["files"]):
-            objects = sizes.objects_of(elf)
-            sys.stdout.write(f"\n{elf}, by object file (from {elf.with_suffix('.map').name}):\n")
-            sys.stdout.write(sizes.format_table(objects))
+    for elf, entry in zip(args.files, doc["files"]):
+        if not (args.objects or args.symbols):
+            break
+        map_text = sizes.read_map(elf)
+        if args.objects:
+            objects = sizes.by_object(map_text)
+            sys.stdout.write(f"\n{elf}, by object file (from {elf.with_suffix('.map').name}):\n\n")
+            sys.stdout.write(sizes.format_markdown(objects, "total") if args.markdown else sizes.format_table(objects))
             entry["objects"] = [o.to_json() for o in objects]
+        if args.symbols:
+            parts = sizes.by_part(map_text)
+            sys.stdout.write(f"\n{elf}, the {args.symbols} largest symbols (from {elf.with_suffix('.map').name}):\n\n")
+            sys.stdout.write(sizes.format_parts(parts[:args.symbols], args.markdown))
+            entry["symbols"] = [p.to_json() for p in parts]
     if args.json:
         _write_json(args.json, doc)
     return 0
@@ -757,6 +766,10 @@ def build_parser() -> Parser:
     sz.add_argument("--json", type=Path, metavar="FILE", help="write the sizes as JSON")
     sz.add_argument("--objects", action="store_true",
                     help="also break each image down by object file, from the link map beside it")
+    sz.add_argument("--symbols", type=int, default=0, metavar="N",
+                    help="also list each image's N largest functions and variables with their object file, "
+                         "from the link map (the JSON has all of them)")
+    sz.add_argument("--markdown", action="store_true", help="print the tables as markdown (for docs/)")
     sz.add_argument("files", type=Path, nargs="+", metavar="ELF")
     sz.set_defaults(func=cmd_size, prog_name="tern size")
 

@@ -136,7 +136,7 @@ def classify(output: str) -> str | None:
     (debug info) or is the stack reservation."""
     if output.startswith((".text", ".rodata", ".vectors", ".ARM.exidx", ".ARM.extab", ".progmem", ".init", ".fini")):
         return "text"
-    if output.startswith(".data"):
+    if output.startswith((".data", ".tern_params")):  # the parameter block is data (arch/avr/avr.ld)
         return "data"
     if output.startswith((".bss", ".noinit")):
         return "bss"
@@ -170,14 +170,80 @@ def by_object(map_text: str) -> list[FileSize]:
     return sorted(rows, key=lambda r: (-(r.flash + r.bss), r.path))
 
 
-def objects_of(elf: Path) -> list[FileSize]:
-    """by_object() for an ELF, from the <name>.map the build writes beside it."""
+@dataclass(frozen=True)
+class Part:
+    """One input section of an image: with -ffunction-sections and
+    -fdata-sections, one function or variable (a string of TERN_ROM_STR
+    is .progmem.data.tern_rom_str_.N)."""
+    path: str
+    symbol: str
+    kind: str  # text, data or bss
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+SECTION_PREFIXES = (".text.", ".rodata.", ".data.", ".bss.", ".progmem.data.", ".progmem.gcc_sw_table.", ".progmem.")
+
+
+def symbol_of(section: str) -> str:
+    """The function or variable an input section holds (.text.sched_send:
+    sched_send, .text.startup.main: main); the section itself when it is
+    not one of a symbol's (.vectors, .text of an assembler file)."""
+    for prefix in SECTION_PREFIXES:
+        if section.startswith(prefix) and len(section) > len(prefix):
+            return section[len(prefix):].removeprefix("startup.")
+    return section
+
+
+def by_part(map_text: str) -> list[Part]:
+    """Every loaded input section of an image with its object file, largest
+    first (flash and RAM alike: sort by kind to split them)."""
+    parts = []
+    for s in parse_map(map_text):
+        kind = classify(s.output)
+        if kind and s.size:
+            parts.append(Part(object_name(s.path), symbol_of(s.name), kind, s.size))
+    return sorted(parts, key=lambda p: (-p.size, p.path, p.symbol))
+
+
+def read_map(elf: Path) -> str:
+    """The <name>.map the build writes beside an ELF."""
     map_file = elf.with_suffix(".map")
     try:
-        text = map_file.read_text(encoding="utf-8", errors="replace")
+        return map_file.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise UsageError(f"cannot read {map_file} (the link map of {elf}): {exc.strerror}") from None
-    return by_object(text)
+
+
+def format_markdown(sizes: Sequence[FileSize], total: str | None = None) -> str:
+    """A markdown table of text/data/bss/flash/RAM per file; `total` names a
+    last row with the sums."""
+    def row(name: str, s: Sequence[int]) -> str:
+        return f"| {name} | " + " | ".join(f"{v:,}" for v in s) + " |\n"
+    out = "| file | text | data | bss | flash | RAM |\n|---|--:|--:|--:|--:|--:|\n"
+    out += "".join(row(s.path, (s.text, s.data, s.bss, s.flash, s.ram)) for s in sizes)
+    if total is not None:
+        sums = [sum(getattr(s, k) for s in sizes) for k in ("text", "data", "bss", "flash", "ram")]
+        out += row(f"**{total}**", sums)
+    return out
+
+
+def format_parts(parts: Sequence[Part], markdown: bool = False) -> str:
+    """Symbols with their size, section kind and object file."""
+    if markdown:
+        return "| symbol | file | kind | bytes |\n|---|---|---|--:|\n" + "".join(
+            f"| `{p.symbol}` | {p.path} | {p.kind} | {p.size:,} |\n" for p in parts)
+    rows = [("bytes", "kind", "symbol", "file")] + [(str(p.size), p.kind, p.symbol, p.path) for p in parts]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return "".join(f"{r[0].rjust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].ljust(widths[2])}  {r[3]}\n"
+                   for r in rows)
+
+
+def objects_of(elf: Path) -> list[FileSize]:
+    """by_object() for an ELF, from the <name>.map the build writes beside it."""
+    return by_object(read_map(elf))
 
 
 def to_json(sizes: Sequence[FileSize], board: Board | None) -> dict[str, Any]:

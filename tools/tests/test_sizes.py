@@ -59,3 +59,44 @@ def test_objects_of_needs_the_map_beside_the_image(tmp_path: Path) -> None:
         sizes.objects_of(elf)
     (tmp_path / "a.map").write_text(MAP)
     assert [r.path for r in sizes.objects_of(elf)][:1] == ["libgcc.a(_udivmod64.o)"]
+
+
+def test_by_part_names_each_function_and_variable_with_its_object() -> None:
+    parts = [(p.symbol, p.path, p.kind, p.size) for p in sizes.by_part(MAP)]
+    assert parts == [
+        (".text", "libgcc.a(_udivmod64.o)", "text", 0xA2),  # an assembler file's whole .text
+        ("long_function_name", "kernel/sched.c", "text", 0x20),
+        ("a", "kernel/sched.c", "text", 0x10),
+        ("y", "kernel/sched.c", "bss", 0x10),
+        ("main", "main.c", "text", 0x08),
+        ("x", "kernel/clock.c", "data", 4),
+        ("s", "main.c", "data", 2),
+    ]
+    # their sum is what by_object adds up per file
+    assert sum(p[3] for p in parts) == sum(r.flash + r.bss for r in sizes.by_object(MAP))
+
+
+def test_symbol_of_strips_the_section_kind() -> None:
+    assert sizes.symbol_of(".text.startup.main") == "main"
+    assert sizes.symbol_of(".progmem.data.tern_rom_str_.12") == "tern_rom_str_.12"
+    assert sizes.symbol_of(".vectors") == ".vectors"
+    assert sizes.symbol_of(".text.") == ".text."
+
+
+def test_the_parameter_block_counts_as_data() -> None:
+    assert sizes.classify(".tern_params") == "data"
+
+
+def test_markdown_table_with_its_total() -> None:
+    rows = [sizes.FileSize("a.c", 1000, 2, 3), sizes.FileSize("b.c", 10, 0, 5)]
+    assert sizes.format_markdown(rows, "total").splitlines() == [
+        "| file | text | data | bss | flash | RAM |",
+        "|---|--:|--:|--:|--:|--:|",
+        "| a.c | 1,000 | 2 | 3 | 1,002 | 5 |",
+        "| b.c | 10 | 0 | 5 | 10 | 5 |",
+        "| **total** | 1,010 | 2 | 8 | 1,012 | 10 |",
+    ]
+    parts = sizes.by_part(MAP)[:2]
+    assert sizes.format_parts(parts, markdown=True).splitlines()[2] == \
+        "| `.text` | libgcc.a(_udivmod64.o) | text | 162 |"
+    assert sizes.format_parts(parts).splitlines()[1].split() == ["162", "text", ".text", "libgcc.a(_udivmod64.o)"]
