@@ -65,6 +65,7 @@ const tern_board_info port_board = {
     .cycles_per_tick_den = 1,
     .n_sleep_states = sizeof sleep_states / sizeof sleep_states[0],
     .sleep_states = sleep_states,
+    .hw = TERN_BOARD_HW,
 };
 
 /* A deadline closer than this is moved out to it: from reading TCNT1 to

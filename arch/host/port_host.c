@@ -25,6 +25,8 @@ const tern_board_info port_board = {
     .cycles_per_tick_den = 1,
     .n_sleep_states = 2,
     .sleep_states = sleep_states,
+    /* the host tests' board: an ADC, no radio (test_app checks both ways) */
+    .hw = TERN_HW_ADC,
 };
 
 typedef struct {

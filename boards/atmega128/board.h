@@ -11,4 +11,9 @@
 /* No other pins to set up. */
 static inline void board_init_pins(void) {}
 
+/* The devices this board has, TERN_HW_* (tern/types.h): the ATmega128's ADC
+ * (tern-sim's [[adc]] feeds it); no radio. A module_hw entry claiming more
+ * is refused at start (TERN_ENOHW). */
+#define TERN_BOARD_HW TERN_HW_ADC
+
 #endif

@@ -49,4 +49,9 @@ static inline void board_init_pins(void)
     DDRB |= _BV(PB4);
 }
 
+/* The devices this board has, TERN_HW_* (tern/types.h): the CC2420
+ * (drivers/cc2420) and the ATmega1284P's ADC. A module_hw entry claiming
+ * more is refused at start (TERN_ENOHW). */
+#define TERN_BOARD_HW (TERN_HW_RADIO | TERN_HW_ADC)
+
 #endif

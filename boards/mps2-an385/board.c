@@ -49,6 +49,7 @@ const tern_board_info port_board = {
     .cycles_per_tick_den = 8,
     .n_sleep_states = 2,
     .sleep_states = sleep_states,
+    .hw = 0, /* no radio or ADC driven by tern on the QEMU board */
 };
 
 /* IRQs 16..25 have no device behind them on the AN385: eight dispatch

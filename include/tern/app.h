@@ -43,8 +43,8 @@ typedef struct {
 /* Hardware the task drives: in an app of several modules it must start on a
  * module whose tern_app_desc.module_hw has it, and it never moves (seed 002:
  * a task bound to its processor's devices is not movable). */
-#define TERN_TASK_NEEDS_RADIO 0x10
-#define TERN_TASK_NEEDS_ADC 0x20
+#define TERN_TASK_NEEDS_RADIO TERN_HW_RADIO
+#define TERN_TASK_NEEDS_ADC TERN_HW_ADC
 #define TERN_TASK_NEEDS_HW (TERN_TASK_NEEDS_RADIO | TERN_TASK_NEEDS_ADC)
 
 typedef struct {
@@ -76,7 +76,9 @@ typedef struct {
      * same description and instantiates only its own tasks (tern/remote.h). */
     uint8_t n_modules;
     /* The hardware of each module (TERN_TASK_NEEDS_* bits), n_modules
-     * entries by bus address; NULL: no module has any. */
+     * entries by bus address; NULL: no module has any. A processor refuses
+     * to start (TERN_ENOHW) when its own entry claims hardware its board
+     * lacks (tern_board_info.hw). */
     const uint8_t *module_hw;
 } tern_app_desc;
 

@@ -25,6 +25,7 @@ typedef struct {
     uint32_t handler_errors;
     uint32_t alloc_failures;
     uint32_t leaks_reported;
+    uint32_t hw_refused; /* app starts refused: module_hw claims hardware this board lacks */
     uint32_t interrupts;
     uint16_t queue_depth;
     uint16_t max_queue_depth;

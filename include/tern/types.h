@@ -29,8 +29,14 @@ typedef enum {
     TERN_EOWNER,     /* memory block not owned by the caller */
     TERN_EPINNED,    /* the task may not move to another processor (not movable) */
     TERN_ETIMEOUT,   /* a peer did not answer in time (a processor that died or stalled) */
+    TERN_ENOHW,      /* this processor's board lacks hardware the description gives it */
     TERN_STATUS_COUNT
 } tern_status;
+
+/* Hardware a board has (tern_board_info.hw, from TERN_BOARD_HW in its
+ * board.h) and a task drives (TERN_TASK_NEEDS_*, tern/app.h): one bit each. */
+#define TERN_HW_RADIO 0x10
+#define TERN_HW_ADC 0x20
 
 /* A short stable name such as "TERN_EFULL", for error messages. */
 const char *tern_status_name(tern_status s);

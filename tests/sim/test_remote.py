@@ -94,3 +94,18 @@ def test_round_trip_to_a_remote_task_is_bounded(run: dict) -> None:
     assert m, run["consoles"]["m1"]
     lo, hi, mean = (int(x) for x in m.groups())
     assert 2 * (20 + 36) <= lo <= mean <= hi < 2000
+
+
+def test_a_processor_refuses_a_module_hw_entry_its_board_lacks(tmp_path: Path) -> None:
+    """apps/hwclaim's description claims a radio for module 2, whose board
+    (module-m128, TERN_BOARD_HW: an ADC) has none: module 2 refuses to start
+    by name and counts it; module 1, whose ADC claim holds, starts."""
+    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "hwclaim.toml"), "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    nodes = {n["name"]: n for n in json.loads((tmp_path / "summary.json").read_text())["nodes"]}
+    m1, m2 = ((tmp_path / "console" / f"{n}.txt").read_text() for n in ("m1", "m2"))
+    assert nodes["m1"]["exit_status"] == 0 and "hwclaim 0: started 'sampler'" in m1
+    assert nodes["m2"]["exit_status"] == 3 and "started" not in m2
+    assert ("hwclaim 1: app 'hwclaim': module_hw: module 1 claims hardware 0x10, its board has 0x20 "
+            "(TERN_ENOHW) hw_refused=1 board_hw=0x20") in m2  # fmt: skip

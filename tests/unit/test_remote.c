@@ -213,6 +213,35 @@ static void test_hardware_pins_a_task_to_a_module_that_has_it(void **st)
     assert_int_equal(tern_app_validate(&app, NULL), TERN_OK);
 }
 
+/* The processor checks its own board: module_hw may claim for it only
+ * what port_board.hw has (the host board: an ADC, no radio). A claim
+ * beyond it refuses the start by name and counts it; nothing starts. */
+static void test_a_processor_refuses_an_entry_its_board_lacks(void **st)
+{
+    (void)st;
+    host_reset(0);
+    tern_init();
+    assert_int_equal(tern_remote_attach(&fake), TERN_OK);
+    const uint8_t radio_here[] = {TERN_HW_RADIO | TERN_HW_ADC, 0};
+    app.module_hw = radio_here;
+    assert_int_equal(tern_app_validate(&app, NULL), TERN_OK); /* the description is sound */
+    tern_app_error err;
+    assert_int_equal(tern_app_start(&app, &err), TERN_ENOHW);
+    assert_string_equal(err.field, "module_hw");
+    assert_string_equal(err.text, "app 'node': module_hw: module 0 claims hardware 0x30, its board has 0x20");
+    assert_string_equal(tern_status_name(err.code), "TERN_ENOHW");
+    assert_int_equal(tern_stats()->hw_refused, 1);
+    assert_null(tern_remote_tcb_of(T_HIGH)); /* nothing instantiated, no remote TCB */
+    host_run_until(10);
+    assert_int_equal(tern_stats()->dispatched, 0);
+    /* what the board has, or an entry for the other module: starts */
+    const uint8_t adc_here[] = {TERN_HW_ADC, TERN_HW_RADIO};
+    app.module_hw = adc_here;
+    assert_int_equal(tern_app_start(&app, &err), TERN_OK);
+    assert_int_equal(tern_stats()->hw_refused, 1);
+    app.module_hw = NULL;
+}
+
 /* ---- the remote TCBs ---- */
 
 static void test_remote_tcbs_for_the_other_module_only(void **st)
@@ -556,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_validation_names_task_and_module),
         cmocka_unit_test(test_single_processor_flags),
         cmocka_unit_test(test_hardware_pins_a_task_to_a_module_that_has_it),
+        cmocka_unit_test(test_a_processor_refuses_an_entry_its_board_lacks),
         cmocka_unit_test(test_remote_tcbs_for_the_other_module_only),
         cmocka_unit_test(test_bus_queue_orders_by_destination_priority),
         cmocka_unit_test(test_bus_queue_is_bounded),
