@@ -16,6 +16,8 @@
 #define MIN_INTERVAL_NS 1000000
 
 static bool master, have_sample;
+/* The local clock stood still (a power-down): the next sample is a step. */
+static bool stepped;
 static tern_time l0;
 static tern_gtime g0;
 static int32_t rate; /* ppb */
@@ -61,6 +63,20 @@ void tern_gtime_set_master(void)
 void tern_gtime_sample(tern_time local, tern_gtime global)
 {
     tern_irq_state s = port_irq_save();
+    if (stepped && have_sample) {
+        /* The line's offset is off by the time the clock stood, which no
+         * rate explains: take the sample as the new offset and keep the
+         * rate, the crystal's, which did not change. */
+        int64_t e = (int64_t)(from_local(local) - global);
+        stats.last_step_ns = e < -INT32_MAX ? -INT32_MAX : e > INT32_MAX ? INT32_MAX : (int32_t)e;
+        stats.steps++;
+        stepped = false;
+        l0 = local;
+        g0 = global;
+        stats.samples++;
+        port_irq_restore(s);
+        return;
+    }
     if (have_sample && (local <= l0 || global <= g0)) {
         stats.refused++;
         port_irq_restore(s);
@@ -96,7 +112,15 @@ void tern_gtime_sample(tern_time local, tern_gtime global)
     port_irq_restore(s);
 }
 
-bool tern_global_synced(void) { return master || have_sample; }
+void tern_gtime_clock_stopped(void)
+{
+    tern_irq_state s = port_irq_save();
+    if (!master)
+        stepped = true;
+    port_irq_restore(s);
+}
+
+bool tern_global_synced(void) { return master || (have_sample && !stepped); }
 
 tern_gtime tern_global_from_local(tern_time local)
 {

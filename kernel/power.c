@@ -6,6 +6,11 @@
 #include "tern/port.h"
 #include "tern/power.h"
 
+/* The global clock (gtime.c), if the app keeps one: told that the local
+ * clock is about to stand still. Weak, so that an app without time sync
+ * links none of it. */
+extern void tern_gtime_clock_stopped(void) __attribute__((weak));
+
 static tern_power_policy policy;
 static volatile bool down_allowed; /* set from the bus interrupt */
 static tern_power_stats stats;
@@ -28,6 +33,8 @@ static uint8_t choose(uint8_t state, tern_time available)
      * by that time. */
     if (down_allowed && down != 0xFF && available >= UINT32_MAX) {
         stats.downs++;
+        if (tern_gtime_clock_stopped)
+            tern_gtime_clock_stopped(); /* the next sync sample is a step */
         return down;
     }
     if (policy == TERN_POWER_IDLE_ONLY)

@@ -30,7 +30,16 @@ void tern_gtime_set_master(void);
  * Interrupt context is fine; samples come in order of time. */
 void tern_gtime_sample(tern_time local, tern_gtime global);
 
-/* True on the master, and elsewhere once a sample has come in. */
+/* The local clock stood still for a while (the processor was powered
+ * down: kernel/power.c calls it): until the next sample the global clock
+ * lags by that time and tern_global_synced() is false; the next sample
+ * sets the offset again (a step, counted in steps, not refused as a rate
+ * beyond 1000 ppm) and keeps the rate. No effect on the master, whose
+ * clock is the global clock. */
+void tern_gtime_clock_stopped(void);
+
+/* True on the master, and elsewhere once a sample has come in and none
+ * is due after a stopped clock. */
 bool tern_global_synced(void);
 
 /* Global time now, and of a local tick (before the first sample: the
@@ -52,6 +61,8 @@ typedef struct {
     int32_t last_error_ns;
     int32_t offset_only_error_ns; /* the second sample's: predicted by the offset alone */
     uint32_t max_error_ns;        /* the largest |error| of a sample predicted with a rate */
+    uint16_t steps;               /* samples taken as a step after a stopped clock */
+    int32_t last_step_ns;         /* the last step: model minus sample (the time the clock stood) */
 } tern_gtime_stats;
 const tern_gtime_stats *tern_gtime_stats_get(void);
 

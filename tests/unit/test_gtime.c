@@ -54,6 +54,33 @@ static void test_global_clock(void **st)
     assert_int_equal(s->offset_only_error_ns, -40000);
     assert_int_equal(s->rate_ppb, 39700); /* the new rate: that interval's */
 
+    /* Power-down (kernel/power.c): the local clock stands still while
+     * 300 ms of global time pass. First the sample at a 1 s interval, at
+     * the same rate, before the model is told; then after it. */
+    tern_gtime_sample(5000000, 9000159400u);
+    assert_int_equal(s->last_error_ns, 0);
+    assert_int_equal(s->rate_ppb, 39700);
+    const tern_gtime lost = 300000000u;                        /* ns the clock stood */
+    const tern_gtime truth_6s = 9000159400u + 1000039700u + lost; /* global at local 6 s */
+    tern_gtime_sample(6000000, truth_6s);                     /* 300,000 ppm: refused */
+    assert_int_equal(s->refused, 4);
+    assert_int_equal(tern_global_from_local(6000000), truth_6s - lost); /* still 300 ms behind */
+    tern_gtime_clock_stopped();
+    assert_false(tern_global_synced()); /* until the next sample */
+    tern_gtime_sample(6000000, truth_6s);
+    assert_true(tern_global_synced());
+    assert_int_equal(s->steps, 1);
+    assert_int_equal(s->last_step_ns, -300000000);
+    assert_int_equal(s->refused, 4);
+    assert_int_equal(s->rate_ppb, 39700); /* the crystal's rate, kept */
+    assert_int_equal(s->max_error_ns, 300); /* the step is not an error of the rate */
+    /* back within the precision before the power-down: the model is exact
+     * here again, and the next round's sample is predicted to the ns */
+    assert_int_equal(tern_global_from_local(6500000), truth_6s + 500019850u);
+    tern_gtime_sample(7000000, truth_6s + 1000039700u);
+    assert_int_equal(s->last_error_ns, 0);
+    assert_int_equal(s->steps, 1);
+
     /* the master's clock is the global clock */
     tern_gtime_set_master();
     assert_int_equal(tern_global_from_local(4000000), 4000000000u);
