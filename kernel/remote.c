@@ -64,14 +64,11 @@ static void queue_insert(tern_msg *m)
 static tern_bus_result transmit(uint8_t dst, uint8_t kind, tern_task_id src, uint8_t to,
                                 tern_port port, const void *payload, uint8_t len)
 {
-    uint8_t frame[TERN_REMOTE_FRAME_MAX];
-    frame[0] = kind;
-    frame[1] = src;
-    frame[2] = to;
-    frame[3] = port;
-    if (len)
-        memcpy(frame + TERN_REMOTE_HEADER, payload, len);
-    tern_bus_result r = bus->send(dst, frame, (uint8_t)(TERN_REMOTE_HEADER + len));
+    /* The header here, the payload where it lies: the driver writes both
+     * into the bus (a whole frame on this stack took 64 bytes of the
+     * ATmega128's, under whatever handler or interrupt sends). */
+    const uint8_t head[TERN_REMOTE_HEADER] = {kind, src, to, port};
+    tern_bus_result r = bus->send(dst, head, TERN_REMOTE_HEADER, payload, len);
     if (r == TERN_BUS_SENT) {
         if (kind == KIND_MCAST)
             counters.tx_mcast++;

@@ -126,16 +126,17 @@ ISR(INT_VECT(BOARD_BUS_INT))
 
 /* --- Transmission --------------------------------------------------------- */
 
-static procbus_status send(uint8_t dst, const void *payload, uint8_t len, uint8_t how)
+static procbus_status send(uint8_t dst, const uint8_t *head, uint8_t head_len,
+                           const uint8_t *body, uint8_t body_len, uint8_t how)
 {
     if (!ready)
         return PROCBUS_ESTATE;
+    uint16_t len = (uint16_t)head_len + body_len;
     if (len == 0 || len > PROCBUS_FRAME_MAX ||
         (dst != PROCBUS_BROADCAST && (dst >= n_processors || dst == my_address))) {
         counters.tx_invalid++;
         return PROCBUS_EINVAL;
     }
-    const uint8_t *p = payload;
     /* One frame at a time in the bus's TX registers: a handler or an
      * interrupt that sends meanwhile must not interleave its bytes. */
     tern_irq_state s = port_irq_save();
@@ -146,8 +147,10 @@ static procbus_status send(uint8_t dst, const void *payload, uint8_t len, uint8_
     }
     uint8_t errors = REG(TERN_BUS_ERRORS_ADDR);
     REG(TERN_BUS_TX_DST_ADDR) = dst;
-    for (uint8_t i = 0; i < len; i++)
-        REG(TERN_BUS_TX_DATA_ADDR) = p[i];
+    for (uint8_t i = 0; i < head_len; i++)
+        REG(TERN_BUS_TX_DATA_ADDR) = head[i];
+    for (uint8_t i = 0; i < body_len; i++)
+        REG(TERN_BUS_TX_DATA_ADDR) = body[i];
     REG(TERN_BUS_TX_SEND_ADDR) = how;
     bool refused = REG(TERN_BUS_ERRORS_ADDR) != errors;
     port_irq_restore(s);
@@ -161,12 +164,18 @@ static procbus_status send(uint8_t dst, const void *payload, uint8_t len, uint8_
 
 procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len)
 {
-    return send(dst, payload, len, TERN_BUS_SEND);
+    return send(dst, payload, len, NULL, 0, TERN_BUS_SEND);
+}
+
+procbus_status procbus_send_parts(uint8_t dst, const void *head, uint8_t head_len,
+                                  const void *body, uint8_t body_len)
+{
+    return send(dst, head, head_len, body, body_len, TERN_BUS_SEND);
 }
 
 procbus_status procbus_send_stamped(uint8_t dst, const void *payload, uint8_t len)
 {
-    return send(dst, payload, len, TERN_BUS_SEND | TERN_BUS_SEND_STAMP);
+    return send(dst, payload, len, NULL, 0, TERN_BUS_SEND | TERN_BUS_SEND_STAMP);
 }
 
 procbus_status procbus_claim(uint8_t kind, procbus_rx_fn fn)

@@ -93,6 +93,12 @@ uint8_t procbus_count(void);
  * be delivered. Any context; never waits. */
 procbus_status procbus_send(uint8_t dst, const void *payload, uint8_t len);
 
+/* The same, the frame given in two parts (a header, then a body; either
+ * may be empty) written one after the other into the bus's transmit
+ * register: the sender needs no buffer for the whole frame on its stack. */
+procbus_status procbus_send_parts(uint8_t dst, const void *head, uint8_t head_len,
+                                  const void *body, uint8_t body_len);
+
 /* The same, as a timestamped frame: the bus drives the Timer1 input
  * capture pin of this processor and of each destination high while the
  * frame is on the bus, so both ends capture its start on their own clocks

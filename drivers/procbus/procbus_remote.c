@@ -12,9 +12,11 @@
 
 static tern_bus bus;
 
-static tern_bus_result send(uint8_t dst, const uint8_t *frame, uint8_t len)
+static tern_bus_result send(uint8_t dst, const uint8_t *head, uint8_t head_len,
+                            const void *body, uint8_t body_len)
 {
-    procbus_status st = procbus_send(dst == TERN_BUS_ALL ? PROCBUS_BROADCAST : dst, frame, len);
+    procbus_status st = procbus_send_parts(dst == TERN_BUS_ALL ? PROCBUS_BROADCAST : dst, head,
+                                           head_len, body, body_len);
     return st == PROCBUS_OK ? TERN_BUS_SENT : st == PROCBUS_EBUSY ? TERN_BUS_BUSY : TERN_BUS_FAILED;
 }
 

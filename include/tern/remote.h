@@ -41,7 +41,7 @@
 /* Bytes before the payload in every bus frame (kind, source task,
  * destination task or group, port). */
 #define TERN_REMOTE_HEADER 4
-/* The largest frame a tern_bus may carry (the buffer on the sender's stack). */
+/* The largest frame a tern_bus may carry. */
 #define TERN_REMOTE_FRAME_MAX 64
 
 typedef enum {
@@ -53,8 +53,11 @@ typedef enum {
 /* A processor bus as the bus manager sees it. */
 typedef struct {
     /* Hand one frame (1..frame_max bytes) to the bus for bus address `dst`
-     * or TERN_BUS_ALL; copies it. Called with interrupts disabled. */
-    tern_bus_result (*send)(uint8_t dst, const uint8_t *frame, uint8_t len);
+     * or TERN_BUS_ALL: the header's bytes, then the body's (the payload,
+     * where it lies: nobody copies the frame onto a stack first); copies
+     * them. Called with interrupts disabled. */
+    tern_bus_result (*send)(uint8_t dst, const uint8_t *head, uint8_t head_len, const void *body,
+                            uint8_t body_len);
     /* Optional: offer a received frame that tern_remote_receive() refused
      * (no room) again, with interrupts disabled. */
     void (*poll)(void);

@@ -193,11 +193,14 @@ static void offer(const uint8_t *f, uint8_t len, bool first)
     pending_len = len;
 }
 
-static tern_bus_result bus_send(uint8_t dst, const uint8_t *frame, uint8_t len)
+static tern_bus_result bus_send(uint8_t dst, const uint8_t *head, uint8_t head_len,
+                                const void *body, uint8_t body_len)
 {
     (void)dst;
-    (void)frame;
-    (void)len;
+    (void)head;
+    (void)head_len;
+    (void)body;
+    (void)body_len;
     CHECK(false, "nothing here sends: a received frame went back onto the bus");
     return TERN_BUS_FAILED;
 }

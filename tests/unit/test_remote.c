@@ -20,15 +20,20 @@ static unsigned n_sent;
 static unsigned room; /* frames the bus takes before it is busy */
 static unsigned polls;
 
-static tern_bus_result fake_send(uint8_t dst, const uint8_t *frame, uint8_t len)
+static tern_bus_result fake_send(uint8_t dst, const uint8_t *head, uint8_t head_len,
+                                 const void *body, uint8_t body_len)
 {
+    uint8_t len = (uint8_t)(head_len + body_len);
+    assert_true(len <= TERN_REMOTE_FRAME_MAX);
     if (!room)
         return TERN_BUS_BUSY;
     room--;
     assert_true(n_sent < FRAMES);
     sent[n_sent].dst = dst;
     sent[n_sent].len = len;
-    memcpy(sent[n_sent].data, frame, len);
+    memcpy(sent[n_sent].data, head, head_len);
+    if (body_len)
+        memcpy(sent[n_sent].data + head_len, body, body_len);
     n_sent++;
     return TERN_BUS_SENT;
 }
