@@ -30,11 +30,16 @@ from terntools.boards import Board
 from terntools.errors import TernError, UsageError
 from terntools.runner import qemu_command
 
-# benchmark -> (symbol whose entry opens a window, symbol whose entry closes it)
-WINDOWS: dict[str, tuple[str, str]] = {
-    "irq_to_handler_preempt": ("low", "high"),
-    "msg_roundtrip": ("task_a", "task_a"),
-    "timer_delay": ("deadline_irq", "timed"),
+# benchmark -> (symbol whose entry opens a window, symbol whose entry closes
+# it, a symbol whose entry the window must pass, or None). The thread round
+# trips sample with lap(), which micro.c's calibration also calls in a tight
+# loop: only the laps around a yield or a semaphore take are the benchmark's.
+WINDOWS: dict[str, tuple[str, str, str | None]] = {
+    "irq_to_handler_preempt": ("low", "high", None),
+    "msg_roundtrip": ("task_a", "task_a", None),
+    "timer_delay": ("deadline_irq", "timed", None),
+    "yield_roundtrip": ("lap", "lap", "tern_yield"),
+    "sem_roundtrip": ("lap", "lap", "tern_sem_take"),
 }
 WARMUP = 3
 TRACE_LINE = re.compile(rb"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
@@ -100,9 +105,10 @@ def trace(board: Board, model: str, bench: str, samples: int, root: Path | None 
     out = build.build(board.name, model, root, target="micro.elf")
     elf = out / "bench" / "micro" / "micro.elf"
     syms = _symbols(board, elf)
-    start, end = WINDOWS[bench]
-    if start not in syms or end not in syms:
-        raise TernError(f"{elf} lacks the window symbols {start}/{end}")
+    start, end, via = WINDOWS[bench]
+    needed = [start, end] + ([via] if via else [])
+    if any(n not in syms for n in needed):
+        raise TernError(f"{elf} lacks the window symbols {'/'.join(needed)}")
     with tempfile.TemporaryDirectory() as tmp:
         run_elf = Path(tmp) / "micro.elf"
         params = Path(tmp) / "params"
@@ -113,7 +119,10 @@ def trace(board: Board, model: str, bench: str, samples: int, root: Path | None 
         cmd = qemu_command(board, run_elf) + ["-singlestep", "-d", "exec,nochain", "-D", str(log)]
         subprocess.run(cmd, capture_output=True, timeout=600, check=False)
         pcs = [int(m.group(1), 16) for line in log.read_bytes().splitlines() if (m := TRACE_LINE.match(line))]
-    wins = windows(pcs, syms[start], syms[end])[WARMUP:]
+    wins = windows(pcs, syms[start], syms[end])
+    if via:
+        wins = [w for w in wins if syms[via] in w]
+    wins = wins[WARMUP:]
     if not wins:
         raise TernError(f"{model}/{bench}: no {start} -> {end} window in the trace")
     where = _where(board, elf, sorted({pc for w in wins for pc in w}))
@@ -140,7 +149,8 @@ def markdown(board: Board, results: list[dict[str, Any]], command: str) -> str:
         "",
         "Each window runs from the entry of one of bench/micro/micro.c's handlers to the entry of another "
         "(irq_to_handler_preempt: `low`, which raises the interrupt, to `high`; msg_roundtrip: `task_a` to "
-        "`task_a`; timer_delay: the deadline interrupt to `timed`). "
+        "`task_a`; timer_delay: the deadline interrupt to `timed`; yield_roundtrip and sem_roundtrip: one "
+        "`lap` sample to the next, two switches). "
         "Instructions are charged to the innermost function they were compiled from, so steps inlined by "
         "link-time optimisation keep their names; micro.c's rows are the benchmark's own (its handler "
         "entry, counter reads, the interrupt's post call), the rest is the kernel and the port. "
