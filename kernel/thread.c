@@ -272,7 +272,7 @@ __attribute__((used)) void *thread_switch(void *sp)
     if (next != &idle)
         thread_stats.switched_in[next->task]++;
     tern_trace(TERN_EV_CTX_SWITCH, prev->task, next->task);
-    port_thread_guard(next->stack_lo, TERN_STACK_GUARD);
+    port_thread_guard(next->stack_lo);
     return next->sp;
 }
 
@@ -328,7 +328,7 @@ void threads_start(void (*idle_entry)(void *))
     thread_running = &idle;
     threads_live = true;
     tpolicy_start();
-    port_thread_guard(idle.stack_lo, TERN_STACK_GUARD);
+    port_thread_guard(idle.stack_lo);
     if (ready_mask)
         port_thread_switch(); /* taken as soon as idle enables interrupts */
     port_thread_start(idle.stack_lo + idle.stack_size, idle_entry, NULL);

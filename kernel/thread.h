@@ -139,8 +139,9 @@ void port_thread_switch(void);
  * one here. Optional: a weak no-op by default (thread_task.h). */
 void port_thread_isr_exit(void);
 /* The thread whose stack starts at stack_lo is about to run: protect its
- * guard bytes if the CPU can (MPU); a no-op otherwise. */
-void port_thread_guard(uint8_t *stack_lo, uint32_t bytes);
+ * TERN_STACK_GUARD guard bytes if the CPU can (MPU); a no-op otherwise.
+ * Called on every switch, and once before port_thread_start. */
+void port_thread_guard(uint8_t *stack_lo);
 /* The port's switch routine calls it with interrupts disabled. */
 void *thread_switch(void *sp);
 

@@ -271,10 +271,9 @@ void port_thread_switch(void)
     }
 }
 
-void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
+void port_thread_guard(uint8_t *stack_lo)
 {
     (void)stack_lo;
-    (void)bytes;
 }
 
 /* Become the idle thread, on main()'s stack right below the frames of

@@ -19,6 +19,7 @@
 #define MPU_RASR_XN (1u << 28)
 #define MPU_RASR_AP_PRIV_RO (5u << 24)
 #define MPU_RASR_ENABLE 1u
+#define MPU_RBAR_VALID (1u << 4) /* the write selects the region in RBAR's low bits */
 #define GUARD_REGION 7u /* the highest number wins where regions overlap */
 
 #define ICSR_PENDSVSET (1u << 28)
@@ -85,18 +86,31 @@ void port_thread_switch(void)
     SCB_ICSR = ICSR_PENDSVSET;
 }
 
-void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
+/* Every guard is TERN_STACK_GUARD bytes, so a switch only moves the region:
+ * one RBAR write that names the region itself (VALID), no RNR, RASR or
+ * CTRL write (port_thread_start made those once). The DSB completes the
+ * write before PendSV's own stores; the exception return that follows is
+ * the context synchronisation an ISB would be. */
+void port_thread_guard(uint8_t *stack_lo)
 {
 #if TERN_MPU_GUARD
-    uint32_t size_field = (uint32_t)__builtin_ctz(bytes) - 1u; /* size = 2^(SIZE+1) */
+    MPU_RBAR = (uint32_t)(uintptr_t)stack_lo | MPU_RBAR_VALID | GUARD_REGION;
+    __asm volatile("dsb" ::: "memory");
+#else
+    (void)stack_lo;
+#endif
+}
+
+/* The guard region's attributes, the same for every thread: read-only,
+ * never executed, TERN_STACK_GUARD bytes (size = 2^(SIZE+1)). */
+static void guard_enable(void)
+{
+#if TERN_MPU_GUARD
+    uint32_t size_field = (uint32_t)__builtin_ctz(TERN_STACK_GUARD) - 1u;
     MPU_RNR = GUARD_REGION;
-    MPU_RBAR = (uint32_t)(uintptr_t)stack_lo;
     MPU_RASR = MPU_RASR_XN | MPU_RASR_AP_PRIV_RO | (size_field << 1) | MPU_RASR_ENABLE;
     MPU_CTRL = MPU_CTRL_ENABLE | MPU_CTRL_PRIVDEFENA;
     cm_dsb_isb();
-#else
-    (void)stack_lo;
-    (void)bytes;
 #endif
 }
 
@@ -106,6 +120,7 @@ void port_thread_guard(uint8_t *stack_lo, uint32_t bytes)
  * into it, since tern_run never returns); interrupts nest below it. */
 void port_thread_start(uint8_t *stack_top, void (*entry)(void *), void *arg)
 {
+    guard_enable(); /* at the base threads_start placed (port_thread_guard) */
     SCB_SHPR3 = (SCB_SHPR3 & ~(0xffu << 16)) | (PRIO_PENDSV << 16);
     __asm volatile("cpsid i\n\t"
                    "msr psp, %0\n\t"
