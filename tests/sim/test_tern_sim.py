@@ -97,6 +97,7 @@ def simulate(
     pins: list[tuple[str, str, int, str]] = (),  # type: ignore[assignment]
     threads: int = 1,
     seed: int = 1,
+    flags: list[str] = (),  # type: ignore[assignment]
 ) -> Result:
     out = tmp / "out"
     lines = [f"sim seed={seed} duration_us={duration_us} out={out}",
@@ -112,7 +113,7 @@ def simulate(
     tmp.mkdir(parents=True, exist_ok=True)
     config = tmp / "config"
     config.write_text("\n".join(lines) + "\n")
-    p = subprocess.run([str(SIM), "--threads", str(threads), str(config)], capture_output=True, text=True,
+    p = subprocess.run([str(SIM), "--threads", str(threads), *flags, str(config)], capture_output=True, text=True,
                        timeout=300)  # fmt: skip
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()] if p.returncode == 0 else []
     summary = json.loads((out / "summary.json").read_text()) if p.returncode == 0 else {}
@@ -295,6 +296,34 @@ def test_a_node_at_plus_40_ppm_runs_40_us_a_second_ahead(tmp_path: Path) -> None
     for name in ("x", "y"):
         n = r.node(name)
         assert n["sleep_cycles"] > 0.99 * n["cycles"]
+
+
+def profile_of(path: Path) -> dict[int, int]:
+    return {int(a, 16): int(c) for a, c in (line.split() for line in path.read_text().splitlines())}
+
+
+def test_the_profile_counts_every_cycle_and_a_window_only_its_own(tmp_path: Path) -> None:
+    """--profile: every cycle of the run at some address, the sleeps at the
+    SLEEP; --profile-windows: exactly the cycles inside the windows (the
+    clock guest sleeps between its edges, so a window cuts sleeps apart)."""
+    nodes = [Node("x", guest("clock"), radio=False), Node("y", guest("clock"), radio=False)]
+    r = simulate(tmp_path / "all", nodes, duration_us=1_100_000, flags=["--profile"])
+    assert r.code == 0, r.stderr
+    whole = profile_of(r.out / "profile" / "x.txt")
+    assert sum(whole.values()) == r.node("x")["cycles"]
+    # one SLEEP does all the sleeping (and the interrupt entries that wake it)
+    assert 0 <= max(whole.values()) - r.node("x")["sleep_cycles"] < 1_000
+    windows = tmp_path / "windows.txt"
+    # x: two windows, 1,000 and 73,728 cycles (cycle c begins at c * 10^12 / F_CPU ps); y: none
+    spans = [(100_000, 101_000), (500_000, 573_728)]
+    windows.write_text("".join(f"x {a * 10**12 // F_CPU} {b * 10**12 // F_CPU}\n" for a, b in spans))
+    r = simulate(tmp_path / "win", nodes, duration_us=1_100_000, flags=["--profile-windows", str(windows)])
+    assert r.code == 0, r.stderr
+    assert sum(profile_of(r.out / "profile" / "x.txt").values()) == 1_000 + 73_728
+    assert not (r.out / "profile" / "y.txt").exists()
+    windows.write_text("x 500 100\n")
+    r = simulate(tmp_path / "bad", nodes, flags=["--profile-windows", str(windows)])
+    assert r.code == 100 and "line 1 (x): FROM_PS must be below TO_PS" in r.stderr
 
 
 def test_a_crashing_node_is_named_and_the_others_go_on(tmp_path: Path) -> None:

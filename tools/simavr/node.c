@@ -418,6 +418,26 @@ void node_run_until(struct sim_node *n, sim_ps end)
 	avr_cycle_timer_cancel(avr, barrier, n);
 }
 
+/* Cycles [from, to) spent at flash address at, or the part of them inside
+ * the node's profile windows when it has any. */
+static void profile_add(struct sim_node *n, avr_flashaddr_t at, avr_cycle_count_t from, avr_cycle_count_t to)
+{
+	if (at / 2 >= n->profile_words)
+		return;
+	if (!n->pwin) {
+		n->profile[at / 2] += to - from;
+		return;
+	}
+	for (size_t w = n->pwin_at; w < n->n_pwin && n->pwin[w].from < to; w++) {
+		avr_cycle_count_t a = from > n->pwin[w].from ? from : n->pwin[w].from;
+		avr_cycle_count_t b = to < n->pwin[w].to ? to : n->pwin[w].to;
+		if (a < b)
+			n->profile[at / 2] += b - a;
+	}
+	while (n->pwin_at < n->n_pwin && n->pwin[n->pwin_at].to <= to)
+		n->pwin_at++;
+}
+
 static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle)
 {
 	avr_t *avr = n->avr;
@@ -427,6 +447,8 @@ static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle)
 		const bool asleep = avr->state == cpu_Sleeping;
 		const unsigned mode = asleep ? sleep_mode(n) : 0;
 		int state = avr_run(avr);
+		if (n->profile)
+			profile_add(n, asleep ? pc - 2 : pc, before, avr->cycle);	/* a sleeping PC is past its SLEEP */
 		if (asleep) {
 			n->sleep_cycles += avr->cycle - before;
 			n->sleep_by_mode[mode] += avr->cycle - before;

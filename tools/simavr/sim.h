@@ -196,6 +196,15 @@ struct sim_node {
 	uint8_t channel_reg;	/* what the guest reads at TERN_SIM_CHANNEL_ADDR */
 	uint16_t node_count;	/* ... and at TERN_SIM_NODE_COUNT_*_ADDR */
 	uint32_t duration_s;	/* the run's length in whole seconds, at TERN_SIM_DURATION_S_ADDR */
+	/* --profile: cycles per flash word (a sleep counted at its SLEEP), NULL when off;
+	 * with --profile-windows only the cycles inside this node's windows
+	 * [from, to) (sorted, disjoint), pwin_at the first not yet over */
+	uint64_t *profile;
+	size_t profile_words;
+	struct profile_window {
+		avr_cycle_count_t from, to;
+	} *pwin;
+	size_t n_pwin, pwin_at;
 };
 
 /* ps per cycle = 1e12 / (freq_hz * (1 + ppb/1e9)) = 1e21 / ps_den */

@@ -2,11 +2,16 @@
  * tern-sim - many AVR nodes with CC2420 radios in one deterministic,
  * cycle-exact simulation on libsimavr.
  *
- *   tern-sim [--threads N] CONFIG
+ *   tern-sim [--threads N] [--profile] [--profile-windows FILE] CONFIG
  *
  * CONFIG is the line format of docs/tern-sim.md (`./tern sim` writes it from
  * a scenario TOML). Outputs go to the directory the config names: consoles,
- * air.pcap, events.jsonl, summary.json.
+ * air.pcap, events.jsonl, summary.json; with --profile also
+ * profile/<node>.txt, tern-simavr's --profile format (the cycles at each
+ * instruction address, a sleep counted at its SLEEP) for `./tern profile`.
+ * --profile-windows FILE (implies --profile) counts only the cycles inside
+ * its windows, a line "NODE FROM_PS TO_PS" each (simulated time, a node's
+ * windows in order and disjoint): where the cycles of chosen intervals went.
  *
  * Nodes run in lockstep windows no longer than the shortest latency with
  * which one node can affect another: a transmission goes on air 12 symbols
@@ -123,6 +128,8 @@ struct config {
 	sim_ps duration;
 	char out[1024];
 	unsigned threads;
+	bool profile;
+	const char *profile_windows;	/* --profile-windows FILE, NULL if none */
 	double max_wall_s;
 	struct medium_config medium;
 	bool medium_seen;
@@ -763,6 +770,76 @@ static void write_summary(FILE *f, sim_ps end)
 
 /* tests/fuzz/fuzz_simcfg.c includes this file for its config reader. */
 #ifndef TERN_SIM_FUZZ
+/* OUT/profile/<node>.txt: "0x<byte address> <cycles>" for every address that
+ * ran, for each node profiled. */
+static void write_profiles(void)
+{
+	char dir[1100];
+	snprintf(dir, sizeof dir, "%s/profile", cfg.out);
+	make_dir(dir);
+	for (size_t i = 0; i < cfg.n_nodes; i++) {
+		const struct sim_node *n = cfg.nodes[i];
+		if (!n->profile)
+			continue;
+		char name[128];
+		snprintf(name, sizeof name, "%s.txt", n->name);
+		FILE *f = open_out(dir, name, "w");
+		for (size_t w = 0; w < n->profile_words; w++)
+			if (n->profile[w])
+				fprintf(f, "0x%05zx %" PRIu64 "\n", 2 * w, n->profile[w]);
+		fclose(f);
+	}
+}
+
+/* --profile-windows FILE: "NODE FROM_PS TO_PS" a line, into each node's
+ * windows in cycles; 0, or 1 after naming what is wrong. */
+static int read_profile_windows(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "tern-sim: --profile-windows %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	char name[64];
+	unsigned long long from, to;
+	unsigned line = 0;
+	int got;
+	while ((got = fscanf(f, "%63s %llu %llu", name, &from, &to)) == 3) {
+		line++;
+		struct sim_node *n = NULL;
+		for (size_t i = 0; i < cfg.n_nodes && !n; i++)
+			if (strcmp(cfg.nodes[i]->name, name) == 0)
+				n = cfg.nodes[i];
+		struct profile_window w = { n ? node_ps_to_cycle(n, from) : 0, n ? node_ps_to_cycle(n, to) : 0 };
+		const char *bad = !n ? "no such node" : from >= to ? "FROM_PS must be below TO_PS"
+			: n->n_pwin && w.from < n->pwin[n->n_pwin - 1].to ? "windows out of order or overlapping" : NULL;
+		if (bad) {
+			fprintf(stderr, "tern-sim: --profile-windows %s: line %u (%s): %s\n", path, line, name, bad);
+			fclose(f);
+			return 1;
+		}
+		struct profile_window *p = realloc(n->pwin, (n->n_pwin + 1) * sizeof *p);
+		if (!p) {
+			fprintf(stderr, "tern-sim: error: out of memory\n");
+			fclose(f);
+			return 1;
+		}
+		n->pwin = p;
+		n->pwin[n->n_pwin++] = w;
+	}
+	fclose(f);
+	if (got != EOF) {
+		fprintf(stderr, "tern-sim: --profile-windows %s: line %u: expected NODE FROM_PS TO_PS\n", path, line + 1);
+		return 1;
+	}
+	for (size_t i = 0; i < cfg.n_nodes; i++)
+		if (!cfg.nodes[i]->n_pwin) {	/* no window: no profile */
+			free(cfg.nodes[i]->profile);
+			cfg.nodes[i]->profile = NULL;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int a = 1;
@@ -775,13 +852,18 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			cfg.threads = (unsigned)t;
+		} else if (strcmp(argv[a], "--profile") == 0) {
+			cfg.profile = true;
+		} else if (strcmp(argv[a], "--profile-windows") == 0 && a + 1 < argc) {
+			cfg.profile = true;
+			cfg.profile_windows = argv[++a];
 		} else {
-			fprintf(stderr, "usage: tern-sim [--threads N] CONFIG\n");
+			fprintf(stderr, "usage: tern-sim [--threads N] [--profile] [--profile-windows FILE] CONFIG\n");
 			return strcmp(argv[a], "--help") == 0 ? 0 : EXIT_USAGE;
 		}
 	}
 	if (a != argc - 1) {
-		fprintf(stderr, "usage: tern-sim [--threads N] CONFIG\n");
+		fprintf(stderr, "usage: tern-sim [--threads N] [--profile] [--profile-windows FILE] CONFIG\n");
 		return EXIT_USAGE;
 	}
 	read_config(&cfg, argv[a]);
@@ -801,6 +883,14 @@ int main(int argc, char **argv)
 			return EXIT_LOAD;
 		}
 		node_arm_halt(n);
+		if (cfg.profile) {
+			n->profile_words = ((size_t)n->avr->flashend + 1) / 2;
+			n->profile = calloc(n->profile_words, sizeof *n->profile);
+			if (!n->profile) {
+				fprintf(stderr, "tern-sim: error: out of memory for node %s's profile\n", n->name);
+				return 1;
+			}
+		}
 		n->channel_reg = cfg.medium_seen ? cfg.medium.channel : 26;
 		n->node_count = (uint16_t)cfg.n_nodes;
 		n->duration_s = (uint32_t)(cfg.duration / (PS_PER_US * 1000000u));
@@ -816,6 +906,8 @@ int main(int argc, char **argv)
 			return EXIT_LOAD;
 		}
 	}
+	if (cfg.profile_windows && read_profile_windows(cfg.profile_windows) != 0)
+		return EXIT_USAGE;
 	for (size_t i = 0; i < cfg.n_stimuli; i++) {
 		struct sim_node *n = cfg.nodes[cfg.stimulus_node[i]];
 		if (stimulus_attach(n, &cfg.stimuli[i], cfg.seed, (uint32_t)i) != 0) {
@@ -948,6 +1040,8 @@ int main(int argc, char **argv)
 	gather_shared(medium);
 	flush_log(events, cfg.nodes, SIM_PS_MAX);
 
+	if (cfg.profile)
+		write_profiles();
 	FILE *summary = open_out(cfg.out, "summary.json", "w");
 	write_summary(summary, now);
 	fclose(summary);

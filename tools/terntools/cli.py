@@ -424,7 +424,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         _write_json(out / "seeds.json", doc)
         print(f"tern sim: {out / 'seeds.json'}, each run in {out / 'seed-N'}", file=sys.stderr)
         return 1 if any(r["crashed"] for r in doc["runs"]) else 0
-    result = sim.run(scen, out, do_build=not args.no_build, log=sys.stderr)
+    result = sim.run(scen, out, do_build=not args.no_build, log=sys.stderr, profile=args.profile)
     sys.stdout.write(sim.format_summary(result))
     for note in result.notes:
         print(f"tern sim: {note}", file=sys.stderr)
@@ -804,6 +804,8 @@ def build_parser() -> Parser:
                     help="local workers for --seeds (default: the CPUs)")
     _scheduler_flag(sm)
     sm.add_argument("--no-build", action="store_true", help="use the ELFs already in build/ instead of building")
+    sm.add_argument("--profile", action="store_true", help="also write OUT/profile/<node>.txt, the cycles at each "
+                    "instruction address of each node (tern profile ELF --profile FILE maps them to functions)")
     sm.set_defaults(func=cmd_sim, prog_name="tern sim")
 
     so = sub.add_parser("soak", help="the soak of docs/reliability.md: 20 nodes of mixed UDP traffic for a "

@@ -374,10 +374,15 @@ def run(
     binary: Path | None = None,
     max_wall_s: float | None = None,
     log: TextIO | None = None,
+    profile: bool = False,
+    profile_windows: Path | None = None,
 ) -> SimResult:
     """Build the images, write the config, run tern-sim, decode traces, read the summary.
 
     tern-sim's stderr goes to ours as it comes; its stdout, if any, to log.
+    With profile, tern-sim also writes out_dir/profile/<node>.txt (cycles by
+    instruction address, for `tern profile ELF --profile FILE`); with
+    profile_windows (lines "NODE FROM_PS TO_PS") only the cycles inside them.
     """
     root = root or repo_root()
     binary = binary or sim_binary(root)
@@ -394,7 +399,9 @@ def run(
     tun = any(n.tun is not None for n in scenario.nodes)
     previous = signal.signal(signal.SIGINT, lambda _sig, _frame: None) if tun else None
     try:
-        proc = subprocess.run([str(binary), str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        flags = ["--profile"] if profile else []
+        flags += ["--profile-windows", str(profile_windows.resolve())] if profile_windows else []
+        proc = subprocess.run([str(binary), *flags, str(config)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     except OSError as exc:
         raise TernError(f"cannot run {binary}: {exc.strerror}") from None
     finally:
