@@ -478,7 +478,13 @@ static tern_status radio(void *state, tern_msg *m)
 
 /* --- the description -------------------------------------------------------- */
 
-#define IN(n) .n_in_ports = (n)
+/* Under the thread models (one module only: tern bench comos ssl) every
+ * task is a thread with this private stack; the run-to-completion models
+ * ignore it. 18 of the default 384 bytes would not fit beside the heap. */
+#ifndef SSL_THREAD_STACK
+#define SSL_THREAD_STACK 256
+#endif
+#define IN(n) .n_in_ports = (n), .stack_size = SSL_THREAD_STACK
 /* movable between modules: nowhere to go on one (validation refuses it) */
 #define MOVABLE .flags = SSL_MODULES > 1 ? TERN_TASK_MOVABLE : 0
 
@@ -576,7 +582,8 @@ static void finish(tern_alarm *a, void *arg)
                     (unsigned long)r->dropped[i]);
 #endif
     const tern_counters *k = tern_stats();
-    tern_printf(" kernel_no_port=%lu kernel_pool_full=%lu heap_free=%u max_stack=%lu\n",
+    tern_printf(" kernel_posted=%lu kernel_dispatched=%lu kernel_no_port=%lu kernel_pool_full=%lu"
+                " heap_free=%u max_stack=%lu\n", (unsigned long)k->posted, (unsigned long)k->dispatched,
                 (unsigned long)k->dropped[TERN_DROP_NO_PORT],
                 (unsigned long)k->dropped[TERN_DROP_POOL_FULL], (unsigned)tern_heap_free_bytes(),
                 (unsigned long)port_stack_used());

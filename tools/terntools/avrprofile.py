@@ -83,6 +83,30 @@ def profile_by_function(elf: Path, profile: Path) -> Counter[str]:
     return out
 
 
+def profile_by_source(elf: Path, profile: Path) -> Counter[tuple[str, str]]:
+    """Cycles per (source, function) of a --profile file; the source is the
+    object file whose code the link map (<elf>.map) puts there, as
+    sizes.object_name names it ("(none)" where no input section is)."""
+    from .sizes import object_name, parse_map
+
+    map_file = elf.with_suffix(".map")
+    try:
+        text = map_file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {map_file} (the link map of {elf}): {exc.strerror}") from None
+    code = sorted((s.address, s.size, object_name(s.path)) for s in parse_map(text)
+                  if s.size and s.output.startswith((".text", ".vectors", ".init", ".fini")))
+    starts = [c[0] for c in code]
+    name = _Namer(functions(elf))
+    out: Counter[tuple[str, str]] = Counter()
+    for address, cycles in _pairs(profile, "--profile"):
+        a = int(address, 16)
+        i = bisect.bisect_right(starts, a) - 1
+        source = code[i][2] if i >= 0 and a < code[i][0] + code[i][1] else "(none)"
+        out[(source, name(a))] += int(cycles)
+    return out
+
+
 def trace_window(elf: Path, trace: Path, start: str, end: str, occurrence: int = -1) -> Window:
     """The path from an entry into function `start` to the next entry into
     `end`, starting at `start`'s latest entry before it; `occurrence` picks

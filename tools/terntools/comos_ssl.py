@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fnmatch
 import json
 import math
 import random
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from terntools import build, comos, sim
+from terntools import avrprofile, build, comos, sim
 from terntools.errors import TernError
 from terntools.paths import repo_root
 from terntools.scenario import Scenario, load_scenario
@@ -132,32 +133,56 @@ GROUP_PS = 2 * PS_PER_US  # a receiver's pulses (sender's module + 1) come a few
 
 def build_standalone(root: Path, out: Path) -> dict[str, Path]:
     """apps/sslfbd/standalone.c for the module types: ATmega128 (sensing),
-    ATmega1284P (computational; and the one-module build). -Os as tern's."""
+    ATmega1284P (computational; and the one-module build). -Os as tern's;
+    each source its own object (KEY/<source>.o) and a link map beside the
+    ELF, so the profile can name the source of every address."""
     out.mkdir(parents=True, exist_ok=True)
     src = root / "apps" / "sslfbd"
     elves = {}
     for key, mcu, f_cpu, modules in (("m128", "atmega128", 7372800, 5), ("m1284", "atmega1284p", 20000000, 5),
                                      ("one", "atmega1284p", 20000000, 1)):
+        flags = [f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", "-Os", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
+                 "-ffunction-sections", "-DSSL_STANDALONE", f"-DSSL_MODULES={modules}", f"-I{src}",
+                 f"-I{root / 'arch' / 'avr'}", f"-I{root / 'tools' / 'simavr'}"]  # fmt: skip
+        (out / key).mkdir(exist_ok=True)
+        objects = []
+        for c in ("standalone.c", "ssl_dsp.c", "ssl_sampler.c"):
+            obj = out / key / f"{c}.o"
+            build.avr_gcc([*flags, "-c", "-o", str(obj), str(src / c)], f"apps/sslfbd/{c} ({mcu})")
+            objects.append(str(obj))
         elf = out / f"standalone_{key}.elf"
-        build.avr_gcc([f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", "-Os", "-std=gnu11", "-Wall", "-Wextra", "-Werror",
-                       "-DSSL_STANDALONE", f"-DSSL_MODULES={modules}", f"-I{src}", f"-I{root / 'arch' / 'avr'}",
-                       f"-I{root / 'tools' / 'simavr'}", "-o", str(elf),
-                       str(src / "standalone.c"), str(src / "ssl_dsp.c"), str(src / "ssl_sampler.c"), "-lm"],
-                      f"apps/sslfbd/standalone.c ({mcu})")  # fmt: skip
+        build.avr_gcc([f"-mmcu={mcu}", "-Wl,--gc-sections", "-o", str(elf), f"-Wl,-Map={elf.with_suffix('.map')}",
+                       *objects, "-lm"], f"apps/sslfbd/standalone.c ({mcu})")
         elves[key] = elf
     return elves
 
 
-def ssl_only_images(root: Path) -> dict[str, Path]:
+# The execution models the overhead is measured under, per module count. The
+# thread models run one module only: 18 threads' stacks do not fit a sensing
+# module's ATmega128 (its link overflows RAM by 506 bytes, 4 KB), so
+# apps/sslfbd builds for the run-to-completion models alone.
+SSL_MODELS = {1: ("stack", "fifo", "threads", "adaptive"), 5: ("stack", "fifo")}
+
+
+def ssl_only_images(root: Path, model: str, modules: int) -> dict[str, Path]:
     """apps/sslfbd built without FBD (SSL_FBD=0: Temp never starts its
     timer), as seed 002 measured its overhead: "only the SSL portion"."""
     out = {}
-    for key, board, app, target in (("m128", "module-m128", "sslfbd", "sslfbd_ssl"),
-                                    ("m1284", "module-m1284", "sslfbd", "sslfbd_ssl"),
-                                    ("one", "module-m1284", "sslfbd1", "sslfbd1_ssl")):
-        d = build.build(board, "stack", root, target=f"{target}.elf")
+    targets = ((("m128", "module-m128", "sslfbd", "sslfbd_ssl"), ("m1284", "module-m1284", "sslfbd", "sslfbd_ssl"))
+               if modules > 1 else (("one", "module-m1284", "sslfbd1", "sslfbd1_ssl"),))
+    for key, board, app, target in targets:
+        d = build.build(board, model, root, target=f"{target}.elf")
         out[key] = d / "apps" / app / f"{target}.elf"
     return out
+
+
+def run_name(model: str) -> str:
+    """The run of SSL alone under a model: "ssl" (stack), "ssl_fifo", ..."""
+    return "ssl" if model == "stack" else f"ssl_{model}"
+
+
+def model_of(run: str) -> str:
+    return "stack" if run == "ssl" else run.removeprefix("ssl_")
 
 
 def scenario_of(root: Path, modules: int, seconds: float, images: dict[str, Path] | None) -> Scenario:
@@ -223,7 +248,7 @@ def round_latencies(edges: dict[tuple[str, str], list[tuple[int, int]]], ch0: st
             continue  # unfinished at the end of the run
         kind = "sound" if ht is not None else "noise"
         end = ht if ht is not None else fall
-        rounds.append({"round": i, "kind": kind, "latency_ms": (end - t0) / 1e9,
+        rounds.append({"round": i, "kind": kind, "latency_ms": (end - t0) / 1e9, "t0_ps": t0, "end_ps": end,
                        "fbd_overlap": any(a < end and b > t0 for a, b in fbd)})
     return rounds
 
@@ -295,7 +320,7 @@ def stats_of(values: Sequence[float]) -> dict[str, float]:
 
 def run_one(root: Path, work: Path, name: str, modules: int, seconds: float, images: dict[str, Path] | None,
             log: Any) -> dict[str, Any]:
-    """One run: "tern" (the app), "ssl" (tern, SSL only) or "standalone"."""
+    """One run: "tern" (the app), "ssl[_model]" (tern, SSL only) or "standalone"."""
     out = work / f"{name}{modules}"
     print(f"tern bench comos ssl: {name}{modules}: {seconds:g} s simulated", file=log)
     result = sim.run(scenario_of(root, modules, seconds, images), out, root=root, log=log)
@@ -305,16 +330,97 @@ def run_one(root: Path, work: Path, name: str, modules: int, seconds: float, ima
     ch0, ht_node, fbd_node = ("m0", "m0", "m0") if modules == 1 else ("s1", "m0", "s2")
     doc: dict[str, Any] = {"run": f"{name}{modules}",
                            "rounds": round_latencies(edges, ch0, ht_node, fbd_node if name == "tern" else None)}
-    if name == "tern":
+    if name != "standalone":
         nodes = ["m0"] if modules == 1 else list(BUS_ADDRESS)
         consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in nodes}
-        doc["messages_us"] = message_latencies(edges, nodes, modules)
-        doc["fbd"] = fbd_chain(edges, fbd_node)
         doc["counters"] = {n: summary_line(c) for n, c in consoles.items()}
         bad = [n for n, c in consoles.items() if any(line.endswith(": bad") for line in c.splitlines())]
         if bad:
             raise TernError(f"{name}{modules}: a module reported a failed check: {', '.join(bad)}")
+    if name == "tern":
+        doc["messages_us"] = message_latencies(edges, nodes, modules)
+        doc["fbd"] = fbd_chain(edges, fbd_node)
     return doc
+
+
+# --------------------------------------------------------------------------- where the overhead goes
+#
+# The measured rounds are profiled again (the runs are deterministic): tern-sim
+# counts each node's cycles only inside the rounds' windows [timer interrupt,
+# result) (--profile-windows), so a window's cycles are exactly its latency in
+# that node's cycles; they are grouped by the source file the link map puts
+# each address in. The standalone build has no sleep: its waiting is the
+# polling in main, so its main loop row holds that idle time too (IDLE_ROW).
+
+# The standalone waits by polling in main, which also runs its control flow:
+# tern's idle loop and its task handlers (the same control) share the row.
+IDLE_ROW = "idle and control: tern's sleep, idle loop and task handlers; the standalone's main loop, polling included"
+PROFILE_GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # (row, sources (fnmatch), functions (fnmatch; empty: any)); first match wins
+    (IDLE_ROW, ("arch/avr/avr_board.c", "arch/avr/port_avr.c"), ("sleep_now", "board_sleep", "port_idle")),
+    (IDLE_ROW, ("kernel/idle.c", "kernel/power.c", "*sslfbd.c", "*standalone.c*"), ()),
+    ("DSP: FFT, SC, HT and their arithmetic", ("*ssl_dsp.c*", "libm.a(*", "libgcc.a(*"), ()),
+    ("sampler ISRs (ssl_sampler.c, vector table)", ("*ssl_sampler.c*",), ()),
+    ("sampler ISRs (ssl_sampler.c, vector table)", ("*",), ("?0x*",)),
+    ("kernel: post (msg.c)", ("kernel/msg.c",), ()),
+    ("kernel: dispatch (sched.c, policy)", ("kernel/sched*.c", "kernel/policy_*.c", "kernel/thread*.c"), ()),
+    ("kernel: heap (heap.c, slab.c)", ("kernel/heap.c", "kernel/slab.c"), ()),
+    ("kernel: clock, timers, clock ISRs", ("kernel/timer.c", "kernel/clock.c"), ()),
+    ("kernel: clock, timers, clock ISRs", ("arch/avr/avr_board.c",), ("__vector_*", "port_counter_*", "port_timer_*")),
+    ("bus driver and remote (procbus, remote.c)", ("*procbus*.c", "kernel/remote.c"), ()),
+    ("time sync (gtime.c, procbus_sync.c)", ("kernel/gtime.c",), ()),
+    ("kernel: trace (trace.c)", ("kernel/trace.c",), ()),
+    ("port: interrupts, context (arch/avr)", ("arch/*",), ()),
+    ("other kernel", ("kernel/*",), ()),
+    ("other", ("*",), ()),
+)
+PROFILE_ROWS = tuple(dict.fromkeys(g[0] for g in PROFILE_GROUPS))
+KERNEL_ROWS = tuple(r for r in PROFILE_ROWS if not r.startswith(("idle", "DSP", "sampler", "other")))
+
+
+def profile_group(source: str, function: str) -> str:
+    for row, sources, functions in PROFILE_GROUPS:
+        if any(fnmatch.fnmatchcase(source, p) for p in sources) and (
+                not functions or any(fnmatch.fnmatchcase(function, p) for p in functions)):
+            return row
+    return "other"
+
+
+def profile_rounds(root: Path, work: Path, name: str, modules: int, seconds: float, images: dict[str, Path],
+                   rounds: Sequence[dict[str, Any]], kind: str, log: Any) -> dict[str, Any]:
+    """Run `name` again with tern-sim counting only the cycles inside its
+    measured rounds of `kind` (after round 0) on every node: per node, the
+    cycles a round spends in each PROFILE_ROWS row and in its top functions."""
+    chosen = [r for r in rounds if r["kind"] == kind and r["round"] > 0]
+    if not chosen:
+        return {"rounds": 0, "nodes": {}}
+    scen = scenario_of(root, modules, seconds, images)
+    out = work / f"profile_{name}{modules}_{kind}"
+    out.mkdir(parents=True, exist_ok=True)
+    windows = out / "windows.txt"
+    windows.write_text("".join(f"{n.name} {r['t0_ps']} {r['end_ps']}\n" for n in scen.nodes for r in chosen))
+    print(f"tern bench comos ssl: {name}{modules}: profile of {len(chosen)} {kind} rounds", file=log)
+    result = sim.run(scen, out, root=root, log=log, profile_windows=windows)
+    if result.crashed:
+        raise TernError(f"{name}{modules} (profile): crashed: {', '.join(n.name for n in result.crashed)}")
+    nodes = {}
+    for n in scen.nodes:
+        assert n.image is not None
+        by_fn = avrprofile.profile_by_source(n.image, out / "profile" / f"{n.name}.txt")
+        rows: dict[str, float] = dict.fromkeys(PROFILE_ROWS, 0.0)
+        for (source, function), cycles in by_fn.items():
+            row = profile_group(source, function)
+            rows[row] = rows.get(row, 0.0) + cycles / len(chosen)
+        top = [{"source": src, "function": fn, "cycles": c / len(chosen), "row": profile_group(src, fn)}
+               for (src, fn), c in by_fn.most_common(60)]
+        nodes[n.name] = {"rows": rows, "total": sum(rows.values()), "top": top, "hz": n.board.cpu_hz}
+    return {"rounds": len(chosen), "nodes": nodes}
+
+
+def messages_per_round(counters: dict[str, int]) -> float | None:
+    """Messages the node's kernel dispatched per round started (its summary)."""
+    d, r = counters.get("kernel_dispatched"), counters.get("rounds")
+    return d / r if d is not None and r else None
 
 
 def overhead(tern: dict[str, Any], alone: dict[str, Any]) -> dict[str, Any]:
@@ -337,15 +443,23 @@ def overhead(tern: dict[str, Any], alone: dict[str, Any]) -> dict[str, Any]:
 
 def run_bench(seconds: float, work: Path, root: Path | None = None, log: Any = sys.stderr) -> dict[str, Any]:
     root = root or repo_root()
-    images = {"standalone": build_standalone(root, work / "standalone"), "ssl": ssl_only_images(root)}
-    runs = {f"{k}{m}": run_one(root, work, k, m, seconds, images.get(k), log)
-            for m in (1, 5) for k in ("tern", "ssl", "standalone")}
+    alone = build_standalone(root, work / "standalone")
+    images: dict[str, dict[str, Path] | None] = {f"standalone{m}": alone for m in (1, 5)}
+    images |= {f"{run_name(model)}{m}": ssl_only_images(root, model, m) for m in (1, 5) for model in SSL_MODELS[m]}
+    names = {m: ["tern", *(run_name(model) for model in SSL_MODELS[m]), "standalone"] for m in (1, 5)}
+    runs = {f"{k}{m}": run_one(root, work, k, m, seconds, images.get(f"{k}{m}"), log) for m in (1, 5) for k in names[m]}
+    profiles = {str(m): {kind: {k: profile_rounds(root, work, k, m, seconds, images[f"{k}{m}"] or {},
+                                                  runs[f"{k}{m}"]["rounds"], kind, log)
+                                for k in names[m] if k != "tern"}
+                         for kind in ("sound", "noise")} for m in (1, 5)}
     doc: dict[str, Any] = {
         "experiment": "ssl", "seconds": seconds,
         "command": f"./tern bench comos ssl --seconds {seconds:g}",
         "units": "latencies in simulated ms (rounds, FBD) and us (messages) of tern-sim",
         "overhead": {"1": overhead(runs["ssl1"], runs["standalone1"]),
                      "5": overhead(runs["ssl5"], runs["standalone5"])},
+        "overhead_by_model": {str(m): {model: overhead(runs[f"{run_name(model)}{m}"], runs[f"standalone{m}"])
+                                       for model in SSL_MODELS[m]} for m in (1, 5)},
         "with_fbd": {m: {kind: stats_of([r["latency_ms"] for r in runs[f"tern{m}"]["rounds"] if r["kind"] == kind])
                          for kind in ("sound", "noise")} for m in ("1", "5")},
         "messages_us": {m: {k: stats_of(v) for k, v in runs[f"tern{m}"]["messages_us"].items()} for m in ("1", "5")},
@@ -354,6 +468,9 @@ def run_bench(seconds: float, work: Path, root: Path | None = None, log: Any = s
                    for m in ("1", "5")},
         "timer_us": {m: {k: v for k, v in c.items() if k.startswith("timer_")}
                      for m in ("1", "5") for c in [runs[f"tern{m}"]["counters"]["m0" if m == "1" else "s2"]]},
+        "profile": profiles,
+        "messages_per_round": {m: {n: messages_per_round(c) for n, c in runs[f"ssl{m}"]["counters"].items()}
+                               for m in ("1", "5")},
         "runs": runs,
         "seed002": {"table_ii": SEED_TABLE_II, "table_v": SEED_TABLE_V, "fig6_us": SEED_FIG6, "fbd_ms": SEED_FBD_MS},
     }
@@ -375,6 +492,14 @@ def markdown(doc: dict[str, Any]) -> str:
             sc, ss, so = seed[kind]
             lines.append(f"| {m} | {kind} | {_f(o['tern_ms'])} | {_f(o['standalone_ms'])} | {_f(o['overhead_pct'], '.3f')} % "
                          f"| {o.get('tern_rounds', 0)} / {o.get('standalone_rounds', 0)} | {sc} / {ss} | {so} % |")
+    lines += ["", "By execution model (the same image source; stack above):\n",
+              "| modules | model | sound: tern [ms] | overhead | noise: tern [ms] | overhead |", "|--:|---|--:|--:|--:|--:|"]
+    for m, by_model in doc["overhead_by_model"].items():
+        for model, o in by_model.items():
+            lines.append(f"| {m} | {model} | {_f(o['sound']['tern_ms'])} | {_f(o['sound']['overhead_pct'])} % "
+                         f"| {_f(o['noise']['tern_ms'])} | {_f(o['noise']['overhead_pct'])} % |")
+    lines += ["", "### Where the overhead goes: cycles inside the measured rounds, by source (tern-sim "
+              "--profile-windows)\n", profile_markdown(doc)]
     lines += ["", "### Fig. 6: latency of one message by destination (tern, simulated us)\n",
               "| message | modules | n | min | median | mean | max |", "|---|--:|--:|--:|--:|--:|--:|"]
     for kind, (_, _, what) in KINDS.items():
@@ -397,6 +522,43 @@ def markdown(doc: dict[str, Any]) -> str:
             if s["n"]:
                 lines.append(f"| {m} | {which.replace('_', ' ')} | {s['n']} | {s['min']:.3f} | {s['median']:.3f} | "
                              f"{s['p99']:.3f} | {s['max']:.3f} | {'yes' if s['max'] < SEED_FBD_MS else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+PROFILE_NODES = {"1": ("m0",), "5": ("s1", "m0")}  # s2..s4 are s1's like (JSON: every node)
+
+
+def profile_markdown(doc: dict[str, Any]) -> str:
+    """Evaluation 2's breakdown: cycles per round by row, the standalone
+    build against tern (SSL only) under each model, per node and kind of round."""
+    lines = []
+    for m, nodes in PROFILE_NODES.items():
+        for kind in ("sound", "noise"):
+            p = doc["profile"][m][kind]
+            a = p["standalone"]
+            runs = [k for k in p if k != "standalone" and p[k]["rounds"]]
+            if not a["rounds"] or not runs:
+                continue
+            for n in nodes:
+                lines += [f"\n{m} module{'s' if m != '1' else ''}, {kind} rounds, node {n} (cycles per round at "
+                          f"{a['nodes'][n]['hz'] / 1e6:g} MHz; rounds: standalone {a['rounds']}, "
+                          + ", ".join(f"{model_of(k)} {p[k]['rounds']}" for k in runs) + "; in brackets: minus the standalone)\n",
+                          "| row | standalone |" + "".join(f" tern, {model_of(k)} |" for k in runs), "|---|--:|" + "--:|" * len(runs)]
+                for row in PROFILE_ROWS + ("total (the round's latency)",):
+                    def val(run: dict[str, Any]) -> float:
+                        node = run["nodes"][n]
+                        return float(node["total"] if row.startswith("total") else node["rows"].get(row, 0.0))
+                    av = val(a)
+                    cells = [(val(p[k]), val(p[k]) - av) for k in runs]
+                    if av or any(c[0] for c in cells):
+                        lines.append(f"| {row} | {av:,.0f} |" + "".join(f" {v:,.0f} ({d:+,.0f}) |" for v, d in cells))
+                mpr = doc["messages_per_round"][m].get(n)
+                if mpr:
+                    per = [f"{model_of(k)}: {sum(p[k]['nodes'][n]['rows'].get(r, 0.0) for r in KERNEL_ROWS) / mpr:,.0f}"
+                           for k in runs]
+                    lines.append(f"\nKernel rows (from post to port) per message, {mpr:.1f} messages a round "
+                                 "(the summary's kernel_dispatched / rounds, stack model, all rounds): "
+                                 + "; ".join(per) + " cycles.")
     return "\n".join(lines) + "\n"
 
 

@@ -95,6 +95,7 @@ class Section:
     name: str
     size: int
     path: str
+    address: int = 0
 
 
 def parse_map(text: str) -> list[Section]:
@@ -107,7 +108,7 @@ def parse_map(text: str) -> list[Section]:
     out: list[Section] = []
     output = ""
     pending: str | None = None
-    entry = re.compile(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$")
+    entry = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
     for line in text[start:].splitlines():
         if re.match(r"^\.\S+", line):
             output = line.split()[0]
@@ -118,7 +119,7 @@ def parse_map(text: str) -> list[Section]:
             name, rest = m[1], m[2]
             e = entry.match(rest) if rest.strip() else None
             if e:
-                out.append(Section(output, name, int(e[1], 16), e[2].strip()))
+                out.append(Section(output, name, int(e[2], 16), e[3].strip(), int(e[1], 16)))
                 pending = None
             else:
                 pending = name
@@ -126,7 +127,7 @@ def parse_map(text: str) -> list[Section]:
         if pending is not None:
             e = entry.match(line)
             if e:
-                out.append(Section(output, pending, int(e[1], 16), e[2].strip()))
+                out.append(Section(output, pending, int(e[2], 16), e[3].strip(), int(e[1], 16)))
             pending = None
     return out
 

@@ -48,3 +48,18 @@ def test_the_alerts_follow_the_detector() -> None:
     assert comos_ssl.expected_alerts(9) == []
     assert comos_ssl.expected_alerts(10) == [9]
     assert comos_ssl.expected_alerts(3 * loop) == [9, loop + 9, 2 * loop + 9]
+
+
+def test_profile_rows_follow_the_source_of_each_address() -> None:
+    """Evaluation 2's breakdown: the standalone's polling main and tern's
+    sleep share one row; the kernel's files have rows of their own."""
+    g = comos_ssl.profile_group
+    assert g("arch/avr/avr_board.c", "sleep_now") == comos_ssl.IDLE_ROW
+    assert g("results/comos/standalone/one/standalone.c.o", "main") == comos_ssl.IDLE_ROW
+    assert g("sslfbd/ssl_dsp.c", "ssl_fft") == g("libgcc.a(_umulhisi3.o)", "__umulhisi3")
+    assert g("arch/avr/avr_board.c", "__vector_15") == "kernel: clock, timers, clock ISRs"
+    assert g("arch/avr/startup.c", "?0x80") == "sampler ISRs (ssl_sampler.c, vector table)"
+    assert g("kernel/sched.c", "sched_send") == "kernel: dispatch (sched.c, policy)"
+    assert g("drivers/procbus/procbus.c", "rx_one") == "bus driver and remote (procbus, remote.c)"
+    assert g("kernel/msg.c", "tern_post") in comos_ssl.KERNEL_ROWS
+    assert comos_ssl.IDLE_ROW not in comos_ssl.KERNEL_ROWS
