@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "tern_rom.h"
+
 enum { H_KIND, H_TASK, H_SRC, H_DST, H_ID, H_AUX, HDR };
 
 static void put_u16(uint8_t *p, uint16_t v)
@@ -18,17 +20,19 @@ static void put_u16(uint8_t *p, uint16_t v)
 
 static uint16_t get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
-static void put_u64(uint8_t *p, uint64_t v)
+/* Not inlined, and a byte shift at a time: on the AVR each inlined copy of
+ * a 64-bit shift loop costs ~100 bytes of code. */
+static __attribute__((noinline)) void put_u64(uint8_t *p, uint64_t v)
 {
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    for (uint8_t i = 0; i < 8; i++, v >>= 8)
+        p[i] = (uint8_t)v;
 }
 
-static uint64_t get_u64(const uint8_t *p)
+static __attribute__((noinline)) uint64_t get_u64(const uint8_t *p)
 {
     uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
+    for (uint8_t i = 8; i-- > 0;)
+        v = v << 8 | p[i];
     return v;
 }
 
@@ -129,14 +133,15 @@ tern_status tern_mig_init(tern_mig *m, const tern_mig_ops *ops, void *ctx, uint8
     return TERN_OK;
 }
 
-static const char *task_name(tern_mig *m, tern_task_id t)
+static const TERN_ROM char *task_name(tern_mig *m, tern_task_id t)
 {
     const char *n = m->ops->name ? m->ops->name(m->ctx, t) : NULL;
-    return n ? n : "?";
+    return n ? n : TERN_ROM_STR("?");
 }
 
-/* Append a string to the error text (no printf: this runs on AVRs too). */
-static void err_cat(tern_mig *m, const char *text)
+/* Append a string to the error text (no printf: this runs on AVRs too).
+ * The texts stay in flash (TERN_ROM: 325 bytes of an ATmega128's RAM). */
+static void err_cat(tern_mig *m, const TERN_ROM char *text)
 {
     size_t n = strlen(m->error);
     while (*text && n + 1 < sizeof m->error)
@@ -144,17 +149,17 @@ static void err_cat(tern_mig *m, const char *text)
     m->error[n] = 0;
 }
 
-static tern_status refuse(tern_mig *m, tern_task_id t, tern_status why, const char *what)
+static tern_status refuse(tern_mig *m, tern_task_id t, tern_status why, const TERN_ROM char *what)
 {
     m->stats.refused++;
     m->error[0] = 0;
-    err_cat(m, "migration of task '");
+    err_cat(m, TERN_ROM_STR("migration of task '"));
     err_cat(m, task_name(m, t));
-    err_cat(m, "' refused: ");
+    err_cat(m, TERN_ROM_STR("' refused: "));
     err_cat(m, what);
-    err_cat(m, " (");
+    err_cat(m, TERN_ROM_STR(" ("));
     err_cat(m, tern_status_name(why));
-    err_cat(m, ")");
+    err_cat(m, TERN_ROM_STR(")"));
     return why;
 }
 
@@ -163,15 +168,15 @@ static tern_status check(tern_mig *m, tern_task_id t, uint8_t dst)
 {
     uint8_t at = m->ops->locate(m->ctx, t);
     if (at == TERN_MIG_NOWHERE || at >= m->n_modules)
-        return refuse(m, t, TERN_ENOTASK, "no such task on any processor");
+        return refuse(m, t, TERN_ENOTASK, TERN_ROM_STR("no such task on any processor"));
     if (!m->ops->movable(m->ctx, t))
-        return refuse(m, t, TERN_EPINNED, "the task is not movable");
+        return refuse(m, t, TERN_EPINNED, TERN_ROM_STR("the task is not movable"));
     if (dst >= m->n_modules)
-        return refuse(m, t, TERN_ERANGE, "no such destination processor");
+        return refuse(m, t, TERN_ERANGE, TERN_ROM_STR("no such destination processor"));
     if (dst == at)
-        return refuse(m, t, TERN_EINVAL, "the task is already on the destination");
+        return refuse(m, t, TERN_EINVAL, TERN_ROM_STR("the task is already on the destination"));
     if (tern_mig_busy(m, t))
-        return refuse(m, t, TERN_ESTATE, "the task is already migrating");
+        return refuse(m, t, TERN_ESTATE, TERN_ROM_STR("the task is already migrating"));
     return TERN_OK;
 }
 
@@ -183,16 +188,17 @@ static tern_status mig_start(tern_mig *m, tern_task_id t, uint8_t dst, uint8_t r
     if (st != TERN_OK)
         return st;
     if (image_busy(m))
-        return refuse(m, t, TERN_ESTATE, "this processor is busy with another migration's image");
+        return refuse(m, t, TERN_ESTATE,
+                      TERN_ROM_STR("this processor is busy with another migration's image"));
     tern_mig_slot *s = slot_new(m, t);
     if (!s)
-        return refuse(m, t, TERN_EFULL, "no free migration slot");
+        return refuse(m, t, TERN_EFULL, TERN_ROM_STR("no free migration slot"));
     m->ops->freeze(m->ctx, t);
     st = m->ops->serialize(m->ctx, t);
     if (st != TERN_OK) {
         m->ops->unfreeze(m->ctx, t);
         s->role = TERN_MIG_IDLE;
-        return refuse(m, t, st, "the task could not be sent SERIALIZE");
+        return refuse(m, t, st, TERN_ROM_STR("the task could not be sent SERIALIZE"));
     }
     s->role = TERN_MIG_SRC_FREEZING;
     s->src = m->self;
@@ -240,7 +246,7 @@ static void mig_on_request(tern_mig *m, const uint8_t *b)
         return;
     }
     st = at == m->self ? mig_start(m, t, dst, requester)
-                       : refuse(m, t, TERN_ENOTASK, "lost track of the task");
+                       : refuse(m, t, TERN_ENOTASK, TERN_ROM_STR("lost track of the task"));
     if (st == TERN_OK || requester >= m->n_modules)
         return;
     if (requester == m->self) { /* it came back to where it was asked */
