@@ -27,12 +27,23 @@ const tern_idle_stats *tern_idle_get_stats(void) { return &stats; }
 void tern_idle_set_hook(tern_idle_hook h) { hook = h; }
 void tern_idle_set_work(tern_idle_work w) { work = w; }
 
-uint8_t tern_idle_choose(const tern_sleep_state *states, uint8_t n, tern_time available)
+#if defined(__AVR__)
+/* *need <= have, *need in flash: its halves read with two 32-bit LPM loads
+ * (a 64-bit __flash read is a byte loop of its own). */
+static bool fits(const TERN_FLASH tern_time *need, tern_time have)
+{
+    const TERN_FLASH uint32_t *w = (const TERN_FLASH uint32_t *)need;
+    uint32_t nh = w[1], hh = t64_hi(have);
+    return nh != hh ? nh < hh : w[0] <= (uint32_t)have;
+}
+#endif
+
+uint8_t tern_idle_choose(const TERN_FLASH tern_sleep_state *states, uint8_t n, tern_time available)
 {
     uint8_t best = 0;
     for (uint8_t i = 1; i < n; i++)
 #if defined(__AVR__)
-        if (!t64_lt(available, states[i].residency) && !t64_lt(available, states[i].exit_latency))
+        if (fits(&states[i].residency, available) && fits(&states[i].exit_latency, available))
 #else
         if (states[i].residency <= available && states[i].exit_latency <= available)
 #endif

@@ -19,7 +19,7 @@ static tern_power_stats stats;
  * residency rule alone never picks it. */
 static bool has_power_down(void)
 {
-    const tern_sleep_state *s = &port_board.sleep_states[port_board.n_sleep_states - 1];
+    const TERN_FLASH tern_sleep_state *s = &port_board.sleep_states[port_board.n_sleep_states - 1];
     return port_board.n_sleep_states > 1 && s->residency == UINT64_MAX;
 }
 

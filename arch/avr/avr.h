@@ -79,7 +79,6 @@ void avr_thread_switch_now(void); /* interrupts disabled */
 
 /* Symbols of boards/<board>/<board>.ld. */
 extern uint8_t __data_start[], __data_end[], __data_load_start[];
-extern uint8_t __tern_params_start[], __tern_params_end[], __tern_params_load[];
 extern uint8_t __bss_start[], __bss_end[];
 extern uint8_t __stack_limit[], __stack_top[];
 

@@ -38,23 +38,25 @@
  * so board_sleep() uses idle mode for both, unless the app called
  * tern_power_init() (tern/power.h): then it enters the real modes, as
  * board_sleep() explains. */
+static const TERN_FLASH char idle_name[] = "idle", save_name[] = "power-save";
 #ifndef BOARD_WAKE_CYCLES
-static const tern_sleep_state sleep_states[] = {
-    {.name = "idle", .residency = 0, .exit_latency = 4},
-    {.name = "power-save", .residency = 4000, .exit_latency = 1004},
+static const TERN_FLASH tern_sleep_state sleep_states[] = {
+    {.name = idle_name, .residency = 0, .exit_latency = 4},
+    {.name = save_name, .residency = 4000, .exit_latency = 1004},
 };
 #else
 /* Boards with power figures (board.h; the module boards): power-save's
  * residency is seed 002's break-even time from them, and power-down, entered
  * only when another processor allowed it and nothing is due (kernel/power.c),
  * has none ("never" by the residency rule). */
-static const tern_sleep_state sleep_states[] = {
-    {.name = "idle", .residency = 0, .exit_latency = 4},
-    {.name = "power-save",
+static const TERN_FLASH char down_name[] = "power-down";
+static const TERN_FLASH tern_sleep_state sleep_states[] = {
+    {.name = idle_name, .residency = 0, .exit_latency = 4},
+    {.name = save_name,
      .residency = TERN_BREAK_EVEN(BOARD_POWER_IDLE_UW, BOARD_POWER_SAVE_UW, BOARD_POWER_WAKE_UW,
                                   BOARD_WAKE_CYCLES),
      .exit_latency = BOARD_WAKE_CYCLES + 4},
-    {.name = "power-down", .residency = UINT64_MAX, .exit_latency = BOARD_WAKE_CYCLES + 4},
+    {.name = down_name, .residency = UINT64_MAX, .exit_latency = BOARD_WAKE_CYCLES + 4},
 };
 #endif
 

@@ -1,7 +1,7 @@
 /* Reset and the vector table for every AVR board.
  *
  * Reset: zero r1 (avr-gcc's zero register) and SREG, put the stack at the
- * top of RAM, copy .data and .tern_params from flash, zero .bss, paint the
+ * top of RAM, copy .data from flash, zero .bss, paint the
  * free RAM between .bss and the stack (so the deepest use can be measured
  * later), let the board bring up its console and timers, run main(). The
  * image is linked with -nostartfiles: this file replaces avr-libc's crt. */
@@ -61,7 +61,6 @@ static void copy_from_flash(uint8_t *dst, uint8_t *end, const uint8_t *load)
 __attribute__((used, noreturn)) void avr_start(void)
 {
     copy_from_flash(__data_start, __data_end, __data_load_start);
-    copy_from_flash(__tern_params_start, __tern_params_end, __tern_params_load);
     for (volatile uint8_t *p = __bss_start; p < __bss_end; p++)
         *p = 0;
     /* Everything below the stack pointer is free (SP points at the next

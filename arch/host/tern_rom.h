@@ -5,6 +5,7 @@
 #define TERN_ROM_H
 
 #define TERN_ROM
+#define TERN_FLASH
 #define TERN_ROM_STR(literal) (literal)
 
 #endif

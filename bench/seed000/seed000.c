@@ -35,6 +35,7 @@
 #include "arrivals.h"
 #include "tern/port.h"
 #include "tern/tern.h"
+#include "tern_params.h"
 
 #define CPU_HZ 4000000ul  /* the ATmega128 of seed 000 at 4 MHz */
 #define L_P_CYCLES 4000ul /* forwarding job length */
@@ -53,8 +54,8 @@
 
 /* Run parameters, patched into the ELF by the host (terntools.seed000):
  * magic, n, l_s in ms, samples (sensing periods), PRNG seed. */
-__attribute__((section(".tern_params"), used)) const volatile uint32_t tern_params[8] = {
-    PARAMS_MAGIC, SEED000_DEFAULT_N, SEED000_DEFAULT_LS_MS, SEED000_DEFAULT_SAMPLES, 1, 0, 0, 0};
+TERN_PARAMS_DEFAULTS(
+    PARAMS_MAGIC, SEED000_DEFAULT_N, SEED000_DEFAULT_LS_MS, SEED000_DEFAULT_SAMPLES, 1, 0, 0, 0);
 
 enum { SENSING = 1, FORWARDING = 2 };
 enum { PRIO_SENSING = 1, PRIO_FORWARDING = 5 };

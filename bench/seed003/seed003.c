@@ -11,6 +11,7 @@
 #include "../seed000/arrivals.h"
 #include "tern/port.h"
 #include "tern/tern.h"
+#include "tern_params.h"
 #if defined(TERN_MODEL_threads) || defined(TERN_MODEL_adaptive)
 #include "tern/thread.h"
 #define THREAD_MODEL 1
@@ -25,8 +26,7 @@
 /* magic, duration in s, l_s in ms, sensing period in ms, mean arrival gap
  * in cycles, l_p in cycles, neighbours, PRNG seed; patched by the host
  * (terntools.seed003). */
-__attribute__((section(".tern_params"), used)) const volatile uint32_t tern_params[8] = {
-    PARAMS_MAGIC, 60, 1000, 2000, 300000, 4000, 4, 1};
+TERN_PARAMS_DEFAULTS(PARAMS_MAGIC, 60, 1000, 2000, 300000, 4000, 4, 1);
 
 enum { CONTROL, SENSING, FWD0 };
 #define PRIO 1

@@ -3,14 +3,16 @@
 #define TERN_IDLE_H
 
 #include "tern/types.h"
+#include "tern_rom.h"
 
 #define TERN_MAX_SLEEP_STATES 4
 
 /* A sleep state of the board, listed from shallowest to deepest. Entering it
  * pays off only when the idle period is at least `residency` ticks (the
- * break-even time), and waking costs `exit_latency` ticks. */
+ * break-even time), and waking costs `exit_latency` ticks. A board's table
+ * is constant and TERN_FLASH: on the AVR it stays in flash, name too. */
 typedef struct {
-    const char *name;
+    const TERN_FLASH char *name;
     tern_time residency;
     tern_time exit_latency;
 } tern_sleep_state;
@@ -18,7 +20,7 @@ typedef struct {
 /* The deepest state whose residency and exit latency both fit in
  * `available` ticks (seed 002 appendix; Zephyr's residency policy). State 0
  * (the shallowest) always qualifies. */
-uint8_t tern_idle_choose(const tern_sleep_state *states, uint8_t n, tern_time available);
+uint8_t tern_idle_choose(const TERN_FLASH tern_sleep_state *states, uint8_t n, tern_time available);
 
 typedef struct {
     tern_time total;   /* ticks spent idle */

@@ -24,7 +24,7 @@ typedef struct {
     uint16_t cycles_per_tick_num;
     uint16_t cycles_per_tick_den;
     uint8_t n_sleep_states;
-    const tern_sleep_state *sleep_states;
+    const TERN_FLASH tern_sleep_state *sleep_states;
     /* The devices the board has, TERN_HW_* bits (tern/types.h): what a
      * module_hw entry of a multi-processor app may claim for it. */
     uint8_t hw;
