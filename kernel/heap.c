@@ -16,6 +16,55 @@ typedef struct {
     uint8_t used;
 } hdr;
 
+static tern_task_id current_owner(void)
+{
+    tern_task_id self = tern_self();
+    return self == TERN_NO_TASK ? TERN_OWNER_KERNEL : self;
+}
+
+#if TERN_HEAP_SIZE == 0
+/* No heap (an app that posts without payloads, e.g. seed000_bare): every
+ * allocation fails and is counted, no pointer is a live block; the same
+ * results as a heap too small for any block, without the walk. */
+void heap_init(void) {}
+
+void *heap_alloc_for(size_t size, tern_task_id owner)
+{
+    (void)size;
+    tern_counters_.alloc_failures++;
+    tern_trace(TERN_EV_ALLOC, owner, 0);
+    return NULL;
+}
+
+void *tern_alloc(size_t size) { return heap_alloc_for(size, current_owner()); }
+void heap_free(void *p) { (void)p; }
+void tern_free(void *p) { (void)p; }
+void *tern_realloc(void *p, size_t size) { return p ? NULL : tern_alloc(size); }
+tern_status heap_check_owner(void *p, tern_task_id owner)
+{
+    (void)p;
+    (void)owner;
+    return TERN_EOWNER;
+}
+void heap_set_owner(void *p, tern_task_id owner)
+{
+    (void)p;
+    (void)owner;
+}
+size_t tern_heap_used_by(tern_task_id owner)
+{
+    (void)owner;
+    return 0;
+}
+size_t tern_heap_free_bytes(void) { return 0; }
+size_t tern_heap_largest_free(void) { return 0; }
+void heap_reclaim_task(tern_task_id owner, size_t *bytes, uint32_t *blocks)
+{
+    (void)owner;
+    *bytes = 0;
+    *blocks = 0;
+}
+#else
 _Static_assert(TERN_HEAP_SIZE <= 65535 - HDR_SIZE, "heap sizes are 16-bit");
 _Static_assert(TERN_HEAP_SIZE % HDR_SIZE == 0, "heap size must be a multiple of the header");
 
@@ -76,12 +125,6 @@ void *heap_alloc_for(size_t size, tern_task_id owner)
     tern_trace(TERN_EV_ALLOC, owner, 0);
     port_irq_restore(s);
     return NULL;
-}
-
-static tern_task_id current_owner(void)
-{
-    tern_task_id self = tern_self();
-    return self == TERN_NO_TASK ? TERN_OWNER_KERNEL : self;
 }
 
 void *tern_alloc(size_t size) { return heap_alloc_for(size, current_owner()); }
@@ -208,3 +251,4 @@ void heap_reclaim_task(tern_task_id owner, size_t *bytes, uint32_t *blocks)
         off += h->size;
     }
 }
+#endif
