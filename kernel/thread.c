@@ -27,15 +27,8 @@ _Static_assert((TERN_STACK_GUARD & (TERN_STACK_GUARD - 1)) == 0 && TERN_STACK_GU
                "TERN_STACK_GUARD must be a power of two >= 32");
 
 /* The clock when a thread gets the CPU (thread_stamp, thread.h), with
- * interrupts disabled. An 8-bit CPU needs only the low 32 bits. */
-THREAD_HOT thread_stamp clock_stamp(void)
-{
-#if THREAD_WIDE_CPU
-    return clock_now_irqs_off();
-#else
-    return clock_low_irqs_off();
-#endif
-}
+ * interrupts disabled. */
+THREAD_HOT thread_stamp clock_stamp(void) { return clock_low_irqs_off(); }
 
 static void slice_ends(tern_alarm *a, void *arg);
 
@@ -96,36 +89,37 @@ void thread_reschedule(void)
         port_thread_switch();
 }
 
-/* The slice alarm is armed only while a thread of the running level waits
- * (tickless). Switching between threads of one level leaves it armed when
- * it goes off no later than the incoming thread's quantum ends: re-arming
- * costs a list insertion and a clock read on every switch, an early
- * alarm only a slice_ends that re-arms it for the running thread. */
+/* The slice alarm is armed when a thread of the running level waits, and
+ * cancelled only when idle runs (tickless): a switch to a thread with no
+ * peer leaves it armed, so a ping-pong between two threads of one level
+ * (each blocking in turn) does not arm and cancel it on every switch. A
+ * stale alarm goes off at most once; slice_ends then renews the running
+ * thread's quantum, as switch_out's modulo would have. Switching between
+ * threads of one level leaves it armed when it goes off no later than the
+ * incoming thread's quantum ends: re-arming costs a list insertion and a
+ * clock read, an early alarm only a slice_ends that re-arms it for the
+ * running thread. */
 static uint32_t slice_due; /* low 32 bits of the armed deadline */
 
-static __attribute__((noinline)) void slice_set(thread_stamp due)
+static __attribute__((noinline)) void slice_set(void)
 {
-#if THREAD_WIDE_CPU
-    tern_time deadline = due; /* a past one goes off at once */
-#else
-    (void)due; /* only its low 32 bits: extended from a clock read */
     tern_time now = tern_now();
     const thread *run = thread_running;
     uint32_t used = (uint32_t)now - run->run_start;
     tern_time deadline = now + (used < run->quantum_left ? run->quantum_left - used : 0);
-#endif
     slice_due = (uint32_t)deadline;
     tern_alarm_set(&slice_alarm, deadline, 0);
 }
 
 THREAD_HOT void arm_slice(void)
 {
-    if (thread_running != &idle && peer_ready(thread_running)) {
+    if (thread_running == &idle) {
+        if (slice_alarm.armed)
+            tern_alarm_cancel(&slice_alarm);
+    } else if (peer_ready(thread_running)) {
         thread_stamp due = thread_running->run_start + thread_running->quantum_left;
-        if (!slice_alarm.armed || (int32_t)(slice_due - (uint32_t)due) > 0)
-            slice_set(due);
-    } else if (slice_alarm.armed) {
-        tern_alarm_cancel(&slice_alarm);
+        if (!slice_alarm.armed || (int32_t)(slice_due - due) > 0)
+            slice_set();
     }
 }
 
@@ -139,8 +133,7 @@ void thread_requeue(thread *t, int8_t prio)
 void thread_make_ready(thread *t)
 {
     ready_push(t, false);
-    if (threads_live && thread_running != &idle && t->prio == thread_running->prio &&
-        !slice_alarm.armed)
+    if (threads_live && t->prio == thread_running->prio) /* a peer of the running thread */
         arm_slice();
     thread_reschedule();
 }
@@ -156,7 +149,7 @@ static void slice_ends(tern_alarm *a, void *arg)
     if (!threads_live || thread_running == &idle)
         return;
     tern_time now = tern_now();
-    if ((uint32_t)now - (uint32_t)thread_running->run_start < thread_running->quantum_left) {
+    if ((uint32_t)now - thread_running->run_start < thread_running->quantum_left) {
         arm_slice();
         return;
     }
@@ -205,7 +198,7 @@ THREAD_HOT void switch_out(thread *t, thread_stamp now, bool still_ready)
         t->quantum_left = quantum;
         return;
     }
-    uint32_t used = (uint32_t)now - (uint32_t)t->run_start;
+    uint32_t used = now - t->run_start;
     if (used < t->quantum_left) {
         t->quantum_left -= used;
     } else { /* it ran on alone past its quantum */

@@ -20,15 +20,11 @@
 #define THREAD_WIDE_CPU 0
 #endif
 
-/* The clock when a thread got the CPU. The quantum arithmetic uses its low
- * 32 bits; a wide CPU keeps all 64, as cheap to read there, so setting the
- * slice alarm needs no second clock read; an 8-bit one keeps 32 and reads
- * the clock when it sets that alarm, which is rarer than a switch. */
-#if THREAD_WIDE_CPU
-typedef tern_time thread_stamp;
-#else
+/* The clock's low 32 bits when a thread got the CPU: all the quantum
+ * arithmetic needs (32-bit deltas), and on a 32-bit counter the raw count,
+ * read without extending it to 64 bits on every switch; setting the slice
+ * alarm, rarer than a switch, reads the whole clock. */
 typedef uint32_t thread_stamp;
-#endif
 
 typedef enum {
     T_READY = 0, /* in a ready queue */
