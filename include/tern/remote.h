@@ -38,9 +38,14 @@
 #define TERN_BUS_ALL 0xFF   /* tern_bus.send: every processor but this one */
 #define TERN_REMOTE_NONE 0xFF /* tern_remote_tcb.module of a task that is not remote */
 
-/* Bytes before the payload in every bus frame (kind, source task,
- * destination task or group, port). */
-#define TERN_REMOTE_HEADER 4
+/* Bytes before the payload in every bus frame: kind, source task,
+ * destination task or group, port, and a CRC-16 of those four and the
+ * payload (tern_remote_frame_crc, little-endian): a frame damaged on the
+ * bus is dropped by name (bad_crc), never delivered with other bytes than
+ * were sent. In the header, not after the payload, so that a frame leaves
+ * as two parts (tern_bus.send). */
+#define TERN_REMOTE_HEADER 6
+#define TERN_REMOTE_CRC_AT 4
 /* The largest frame a tern_bus may carry. */
 #define TERN_REMOTE_FRAME_MAX 64
 
@@ -148,6 +153,7 @@ typedef enum {
                                     * local kernel and migrator send */
     TERN_REMOTE_DROP_REFUSED,      /* received: refused otherwise (finalizing task) */
     TERN_REMOTE_DROP_KILLED,       /* queued for a task a failed migration killed */
+    TERN_REMOTE_DROP_BAD_CRC,      /* received: its CRC-16 does not match (damaged on the bus) */
     TERN_REMOTE_DROP_REASONS
 } tern_remote_drop_reason;
 
@@ -165,6 +171,11 @@ typedef struct {
 } tern_remote_counters;
 
 const tern_remote_counters *tern_remote_stats(void);
+
+/* The CRC-16/CCITT-FALSE a frame of len >= TERN_REMOTE_HEADER bytes
+ * carries at TERN_REMOTE_CRC_AT: of its first four bytes and its payload
+ * (for tests and harnesses that build frames). */
+uint16_t tern_remote_frame_crc(const uint8_t *frame, uint8_t len);
 /* A short stable name such as "no_port" (kept short: strings live in RAM on the AVR). */
 const char *tern_remote_drop_name(tern_remote_drop_reason r);
 

@@ -7,7 +7,7 @@
  * message, SERIALIZE returning (its state, a failure, or any bytes),
  * DESERIALIZE failing, the clock jumping; and damage: a STATE or
  * STATE_PART whose image bytes are changed, cut short, lengthened or
- * replaced, whole (mtu 0) or in bus-sized fragments (mtu 60).
+ * replaced, whole (mtu 0) or in bus-sized fragments (mtu 58).
  *
  * In "chaos" inputs (first byte odd) any message may be damaged, header
  * included, and arbitrary messages are injected from any processor: the
@@ -38,7 +38,7 @@
 #define DATA 0xD0
 #define QCAP 32
 #define MAGIC 0x7E57F00Du
-#define BUS_MTU 60
+#define BUS_MTU 58 /* tern-sim's 64-byte bus frames less kernel/remote.c's header, CRC included */
 
 typedef struct wire {
     struct wire *next;

@@ -5,15 +5,16 @@
  *
  * The input is a program: frames of any length and content (each in a
  * buffer of exactly its size, handed over in an interrupt as the bus
- * driver does), runs of the main loop, and a hog that leaves the heap a
+ * driver does; most with their CRC-16 computed here so that the bytes
+ * reach the parsers, the others with whatever CRC the input gives), runs of the main loop, and a hog that leaves the heap a
  * few bytes short or lets frames pile up until the message pool is empty,
  * so frames are deferred and offered again through the bus's poll().
  *
  * Invariants: no out-of-bounds access or UB; each offer of a frame moves
  * exactly one counter: rx_deferred (it returned false, and the fake bus
  * keeps it, flow control holding every other frame), or its one outcome,
- * computed here from the frame and the description (bad_frame, no_task,
- * no_port (a system port too), rx_frames, rx_mcast); every local delivery the frame implies
+ * computed here from the frame and the description (bad_frame, bad_crc,
+ * no_task, no_port (a system port too), rx_frames, rx_mcast); every local delivery the frame implies
  * reaches its handler exactly once with its source, port and bytes intact
  * (a multicast deferred half-way is not delivered twice); nothing else is
  * delivered; at the end nothing waits, the message pool holds all its
@@ -114,9 +115,9 @@ static void want(const uint8_t *frame, uint8_t task, uint8_t port, uint8_t len)
 
 /* ---- the fake bus: one frame in its receive buffer ---- */
 
-enum { O_DEFERRED, O_BAD, O_NO_TASK, O_NO_PORT, O_UNICAST, O_MCAST };
-static const char *const outcome_name[] = {"deferred", "bad_frame", "no_task", "no_port",
-                                           "unicast", "mcast"};
+enum { O_DEFERRED, O_BAD, O_BAD_CRC, O_NO_TASK, O_NO_PORT, O_UNICAST, O_MCAST };
+static const char *const outcome_name[] = {"deferred", "bad_frame", "bad_crc", "no_task",
+                                           "no_port", "unicast", "mcast"};
 
 static const uint8_t *pending; /* refused for room: offered again by poll */
 static uint8_t pending_len;
@@ -125,7 +126,11 @@ static uint8_t pending_len;
  * it implies (recorded on its first offer only). */
 static int classify(const uint8_t *f, uint8_t len, bool record)
 {
-    if (len < TERN_REMOTE_HEADER || (f[1] >= TERN_MAX_TASKS && f[1] != TERN_NO_TASK))
+    if (len < TERN_REMOTE_HEADER)
+        return O_BAD;
+    if ((f[TERN_REMOTE_CRC_AT] | f[TERN_REMOTE_CRC_AT + 1] << 8) != tern_remote_frame_crc(f, len))
+        return O_BAD_CRC;
+    if (f[1] >= TERN_MAX_TASKS && f[1] != TERN_NO_TASK)
         return O_BAD;
     uint8_t n = (uint8_t)(len - TERN_REMOTE_HEADER);
     if (f[0] == 'U') {
@@ -164,6 +169,7 @@ static int outcome(const tern_remote_counters *b, const tern_remote_counters *a)
     }
     MOVED(rx_deferred, O_DEFERRED)
     MOVED(dropped[TERN_REMOTE_DROP_BAD_FRAME], O_BAD)
+    MOVED(dropped[TERN_REMOTE_DROP_BAD_CRC], O_BAD_CRC)
     MOVED(dropped[TERN_REMOTE_DROP_NO_TASK], O_NO_TASK)
     MOVED(dropped[TERN_REMOTE_DROP_NO_PORT], O_NO_PORT)
     MOVED(rx_frames, O_UNICAST)
@@ -172,7 +178,7 @@ static int outcome(const tern_remote_counters *b, const tern_remote_counters *a)
     CHECK(moved == 1, "one offer moved %d counters", moved);
     for (int r = 0; r < TERN_REMOTE_DROP_REASONS; r++)
         if (r != TERN_REMOTE_DROP_BAD_FRAME && r != TERN_REMOTE_DROP_NO_TASK &&
-            r != TERN_REMOTE_DROP_NO_PORT)
+            r != TERN_REMOTE_DROP_NO_PORT && r != TERN_REMOTE_DROP_BAD_CRC)
             CHECK(a->dropped[r] == b->dropped[r], "drop %s moved by a received frame",
                   tern_remote_drop_name((tern_remote_drop_reason)r));
     CHECK(a->tx_frames == b->tx_frames && a->tx_mcast == b->tx_mcast && a->queue_depth == 0,
@@ -271,8 +277,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     while (in.n && n_frames < FRAMES_MAX) {
         uint8_t op = fz_u8(&in);
-        if (op < 0xE0) { /* a frame of `op` bytes: most inputs are frames */
-            uint8_t len = (uint8_t)(op > in.n ? in.n : op);
+        if (op < 0xE0) { /* a frame: most inputs are frames */
+            /* below 0x70: `op` bytes, their CRC computed here; above:
+             * op - 0x70 bytes as they are, CRC included */
+            bool crc = op < 0x70;
+            uint8_t len = (uint8_t)(crc ? op : op - 0x70);
+            len = (uint8_t)(len > in.n ? in.n : len);
             /* Flow control: the next frame waits until the bus buffer is
              * free, which room again and the main loop (poll) bring. */
             if (pending)
@@ -284,6 +294,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(f, in.p, len);
             in.p += len;
             in.n -= len;
+            if (crc && len >= TERN_REMOTE_HEADER) {
+                uint16_t c = tern_remote_frame_crc(f, len);
+                f[TERN_REMOTE_CRC_AT] = (uint8_t)c;
+                f[TERN_REMOTE_CRC_AT + 1] = (uint8_t)(c >> 8);
+            }
             frames[n_frames++] = f;
             next_frame = f;
             next_len = len;

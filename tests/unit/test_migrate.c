@@ -96,8 +96,8 @@ static struct {
     unsigned attach_calls;
 } w;
 
-/* tern-sim's processor bus as kernel/remote.c frames it: 64-byte frames, 4 of header. */
-#define BUS_MTU 60
+/* tern-sim's processor bus as kernel/remote.c frames it: 64-byte frames, 6 of header (CRC included). */
+#define BUS_MTU 58
 
 static uint64_t rnd(void)
 {
@@ -711,7 +711,7 @@ static void test_timer_expiring_in_flight_fires_on_destination(void **st)
     free_links();
 }
 
-/* Task state of 0 B to 1 kB in 60-byte bus frames: STATE in fragments,
+/* Task state of 0 B to 1 kB in 58-byte bus frames: STATE in fragments,
  * reassembled at the destination; a state too large for an image
  * (TERN_MIG_IMAGE_MAX) is refused by tern_mig_serialized and the task stays. */
 static void test_state_sizes_over_bus_frames(void **st)

@@ -296,6 +296,9 @@ static void test_bus_queue_orders_by_destination_priority(void **st)
         /* [kind, src, dst, port] + payload, to bus address 1 */
         assert_int_equal(sent[i].dst, 1);
         assert_int_equal(sent[i].len, TERN_REMOTE_HEADER + 2);
+        uint16_t crc = tern_remote_frame_crc(sent[i].data, sent[i].len);
+        assert_int_equal(sent[i].data[TERN_REMOTE_CRC_AT], (uint8_t)crc);
+        assert_int_equal(sent[i].data[TERN_REMOTE_CRC_AT + 1], crc >> 8);
         assert_int_equal(sent[i].data[0], 'U');
         assert_int_equal(sent[i].data[1], T_SRC);
         assert_int_equal(sent[i].data[2], (uint8_t)want[i][0]);
@@ -345,9 +348,9 @@ static void test_free_bus_sends_at_once_and_errors_come_back(void **st)
     assert_int_equal(tern_send(12, IN, "x", 1, 0), TERN_ENOTASK);
     assert_int_equal(tern_stats()->dropped[TERN_DROP_NO_TASK], 1);
     /* Longer than a frame holds. */
-    assert_int_equal(tern_send(T_LOW, IN, big, 61, 0), TERN_ERANGE);
+    assert_int_equal(tern_send(T_LOW, IN, big, 59, 0), TERN_ERANGE);
     assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_TOO_LONG], 1);
-    assert_int_equal(tern_send(T_LOW, IN, big, 60, 0), TERN_OK);
+    assert_int_equal(tern_send(T_LOW, IN, big, 58, 0), TERN_OK);
     /* Raw, to a module: the receiver will judge the port. */
     assert_int_equal(tern_remote_send_to(1, T_SRC, T_LOW, TERN_PORT_APP(7), "r", 1, 0), TERN_OK);
     assert_int_equal(tern_remote_send_to(0, T_SRC, T_LOW, IN, "r", 1, 0), TERN_EINVAL);
@@ -449,8 +452,12 @@ static void inject_frame(uint64_t at, char kind, uint8_t src, uint8_t dst, uint8
     f[1] = src;
     f[2] = dst;
     f[3] = port;
-    rx[rx_made].len = (uint8_t)(TERN_REMOTE_HEADER + strlen(payload));
+    uint8_t len = (uint8_t)(TERN_REMOTE_HEADER + strlen(payload));
     memcpy(f + TERN_REMOTE_HEADER, payload, strlen(payload));
+    uint16_t crc = tern_remote_frame_crc(f, len);
+    f[TERN_REMOTE_CRC_AT] = (uint8_t)crc;
+    f[TERN_REMOTE_CRC_AT + 1] = (uint8_t)(crc >> 8);
+    rx[rx_made].len = len;
     rx_made++;
     host_inject(at, rx_irq, NULL);
 }
@@ -481,6 +488,21 @@ static void test_received_message_follows_local_rules(void **st)
     host_run_until(90);
     assert_int_equal(tern_remote_receive(1, rx[0].data, 2), true); /* too short */
     assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_BAD_FRAME], 3);
+    assert_string_equal(log_, "sink<high:yo ");
+
+    /* Damaged on the bus: a bit of the payload, of the header, of the CRC:
+     * dropped by name, nothing delivered. */
+    for (unsigned at = 0; at < 3; at++) {
+        inject_frame(100 + 10 * at, 'U', T_HIGH, T_SINK, IN, "ok");
+        rx[rx_made - 1].data[at == 0 ? TERN_REMOTE_HEADER + 1 : at == 1 ? 2 : TERN_REMOTE_CRC_AT] ^= 0x10;
+    }
+    host_run_until(140);
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_BAD_CRC], 3);
+    assert_int_equal(tern_remote_stats()->dropped[TERN_REMOTE_DROP_BAD_FRAME], 3);
+    assert_string_equal(tern_remote_drop_name(TERN_REMOTE_DROP_BAD_CRC), "bad_crc");
+    /* the standard CRC-16/CCITT-FALSE: its check value over "123456789" */
+    const uint8_t check[] = {'1', '2', '3', '4', 0, 0, '5', '6', '7', '8', '9'};
+    assert_int_equal(tern_remote_frame_crc(check, sizeof check), 0x29B1);
     assert_string_equal(log_, "sink<high:yo ");
 
     /* The system ports of a local task are the local kernel's: INIT,
