@@ -3,7 +3,9 @@
  * The input decodes into a tern_app_desc with every field chosen by the
  * fuzzer: counts past the limits, NULL arrays and names, duplicate ids,
  * routes and group members that point at tasks and ports that may not
- * exist, unknown route kinds, init data of any length. Every array is a
+ * exist, unknown route kinds, init data of any length, the modules an app
+ * spans (n_modules, module_hw, each task's module) and every task flag
+ * (movable, the hardware it needs, undefined bits). Every array is a
  * heap block of exactly the declared count, so AddressSanitizer catches a
  * kernel that reads past what a description says it holds.
  *
@@ -11,7 +13,8 @@
  *  - validation does not change kernel state: tern_app_validate and
  *    tern_app_start give the same verdict and the same error;
  *  - a refusal names a field and a code, and starts nothing (no task, no
- *    message, no heap block);
+ *    message, no heap block); a valid app of several modules is refused
+ *    by tern_app_start alone, TERN_ESTATE "no bus attached" (none here);
  *  - an accepted description starts: each task gets its INIT once, first,
  *    with its init data; posting through every output port of a validated
  *    routing table never fails with ENOTASK or ENOPORT; every post is
@@ -26,6 +29,7 @@
 
 #define ANY_TASK (TERN_MAX_TASKS + 4) /* ids up to here: some do not exist */
 #define ANY_PORT (TERN_PORT_APP0 + TERN_MAX_APP_PORTS + 4)
+#define ANY_MODULES 6 /* n_modules 0..5 */
 
 typedef struct {
     const tern_task_desc *desc;
@@ -99,6 +103,7 @@ typedef struct {
     size_t n_tasks;
     tern_group_desc *groups;
     size_t n_groups;
+    uint8_t *module_hw;
 } decoded;
 
 static void decode(fz_reader *in, decoded *out)
@@ -158,8 +163,25 @@ static void decode(fz_reader *in, decoded *out)
                 data[b] = (uint8_t)b;
             t->init_data = data;
         }
-        t->flags = tf >> 4; /* TERN_TASK_THREAD and bits nobody defined */
+        t->flags = tf >> 4; /* TERN_TASK_THREAD, _MOVABLE and bits nobody defined */
         t->stack_size = (uint16_t)(tf & 8 ? 512 : 0);
+    }
+    /* Appended after everything above, so an input of the older layout
+     * decodes as before (the reader gives zeros once used up): the modules
+     * the app spans, each one's hardware, each task's module and its
+     * higher flag bits (TERN_TASK_NEEDS_RADIO, _NEEDS_ADC, undefined ones). */
+    uint8_t mf = fz_u8(in);
+    out->app.n_modules = mf % ANY_MODULES;
+    if (out->app.n_modules && !(mf & 0x80)) {
+        out->module_hw = malloc(out->app.n_modules);
+        for (uint8_t m = 0; m < out->app.n_modules; m++)
+            out->module_hw[m] = fz_u8(in);
+        out->app.module_hw = out->module_hw;
+    }
+    for (size_t i = 0; out->tasks && i < out->n_tasks; i++) {
+        tern_task_desc *t = &out->tasks[i];
+        t->module = fz_u8(in) % (out->app.n_modules + 2); /* one past the last: unknown */
+        t->flags |= fz_u8(in) & 0xf0;
     }
 }
 
@@ -174,6 +196,7 @@ static void release(decoded *d)
         free((void *)d->groups[g].members);
     free(d->tasks);
     free(d->groups);
+    free(d->module_hw);
     free((void *)d->app.name);
 }
 
@@ -206,7 +229,8 @@ static void check_refusal(const decoded *d, tern_status st, const tern_app_error
     CHECK(err->code == st, "error code %s for status %s", tern_status_name(err->code),
           tern_status_name(st));
     CHECK(st == TERN_EINVAL || st == TERN_ERANGE || st == TERN_EDUPLICATE ||
-              st == TERN_ENOTASK || st == TERN_ENOPORT || st == TERN_ENOROUTE,
+              st == TERN_ENOTASK || st == TERN_ENOPORT || st == TERN_ENOROUTE ||
+              st == TERN_EPINNED,
           "refused with %s", tern_status_name(st));
     CHECK(err->field[0] != '\0', "refusal %s names no field", tern_status_name(st));
     CHECK(strstr(err->text, err->field) != NULL, "text '%s' does not name field '%s'", err->text,
@@ -269,6 +293,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tern_app_error checked, started;
     tern_status st_checked = tern_app_validate(&d.app, &checked);
     tern_status st_started = tern_app_start(&d.app, &started);
+    if (st_checked == TERN_OK && d.app.n_modules) {
+        /* A valid app of several modules: this host has no processor bus,
+         * which only starting finds out. */
+        CHECK(st_started == TERN_ESTATE && strcmp(started.field, "n_modules") == 0 &&
+                  started.task_index == -1 && strstr(started.text, "no bus attached"),
+              "an app of %u modules without a bus: %s '%s'", d.app.n_modules,
+              tern_status_name(st_started), started.text);
+        nothing_started(&d, heap_empty);
+        release(&d);
+        return 0;
+    }
     CHECK(st_checked == st_started && same_error(&checked, &started),
           "validate said %s '%s', start said %s '%s'", tern_status_name(st_checked),
           checked.text, tern_status_name(st_started), started.text);
