@@ -44,6 +44,8 @@
 /* Only the flagged tasks take a stack from the pool. */
 uint64_t thread_stack_pool[TERN_HYBRID_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+_Static_assert(TERN_HYBRID_STACK_POOL % TERN_STACK_GUARD == 0,
+               "TERN_HYBRID_STACK_POOL must be a multiple of TERN_STACK_GUARD");
 thread thread_table[TERN_HYBRID_THREADS];
 const uint8_t thread_table_len = TERN_HYBRID_THREADS;
 uint64_t thread_idle_stack[TERN_HYBRID_IDLE_STACK / 8] __attribute__((aligned(TERN_STACK_GUARD)));

@@ -13,6 +13,8 @@
 #if TERN_THREAD_STACK_POOL > 0
 uint64_t thread_stack_pool[TERN_THREAD_STACK_POOL / 8] __attribute__((aligned(TERN_STACK_GUARD)));
 const uint32_t thread_stack_pool_bytes = sizeof thread_stack_pool;
+_Static_assert(TERN_THREAD_STACK_POOL % TERN_STACK_GUARD == 0,
+               "TERN_THREAD_STACK_POOL must be a multiple of TERN_STACK_GUARD");
 #endif
 
 /* ... and every task has a thread object. */

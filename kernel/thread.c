@@ -296,9 +296,13 @@ thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void
     }
     thread *t = &thread_table[threads_used++];
     memset(t, 0, sizeof *t);
-    t->stack_lo = (uint8_t *)thread_stack_pool + pool_used;
-    t->stack_size = size;
     pool_used += size;
+    /* Handed out from the top down: what the pool has left stays below the
+     * lowest stack, so an overflow past a guard runs into unused pool (the
+     * broken guard is reported at the next switch) before it reaches what
+     * lies under the pool (.bss on the AVR, where no MPU stops a write). */
+    t->stack_lo = (uint8_t *)thread_stack_pool + thread_stack_pool_bytes - pool_used;
+    t->stack_size = size;
     paint(t->stack_lo, size);
     t->sp = port_thread_init(t->stack_lo, size, entry, arg);
     t->prio = t->base_prio = (int8_t)tern_tasks[task].desc->priority;

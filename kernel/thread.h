@@ -73,7 +73,9 @@ int8_t threads_level(void);
 uint32_t threads_pool_used(void); /* stack pool bytes handed out so far */
 /* The stack pool every thread_create takes from, defined by the model's
  * message layer (sched_threads.c: room for every task; sched_hybrid.c: only
- * for the flagged ones), aligned to TERN_STACK_GUARD. */
+ * for the flagged ones), aligned to TERN_STACK_GUARD and, where it is a
+ * static array, a multiple of it in size (stacks are handed out from its
+ * top, and the MPU guard wants each one aligned). */
 extern uint64_t thread_stack_pool[];
 extern const uint32_t thread_stack_pool_bytes;
 /* The idle thread's stack, also the message layer's (TERN_IDLE_STACK in

@@ -260,6 +260,20 @@ def test_stack_overflow_is_caught(case: tuple[str, str], app: str, guard: bool) 
     assert "survived" not in r.out
 
 
+@pytest.mark.parametrize("model", THREAD_MODELS)
+def test_an_overflow_far_past_the_guard_is_reported_whole(model: str) -> None:
+    """overflow-alone: deep, the only thread, recurses ~450 bytes past its
+    512-byte stack on the ATmega128 (no MPU). Stacks come from the top of
+    the pool, so the overflow lands in unused pool and the next switch
+    reports it; from the bottom it rewrote the thread table in .bss and
+    the report named a 16843009-byte stack (or bips_busy with a 256-byte
+    stack crashed on a corrupted function pointer, nothing printed)."""
+    r = run("atmega128", model, "overflow-alone")
+    assert r.status == 4, r.out
+    assert "tern: stack overflow in task 'deep' (id 1): stack 512 bytes" in r.out
+    assert "survived" not in r.out
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{b}-{m}" for b, m in CASES])
 def test_a_stack_the_pool_cannot_hold_refuses_the_app(case: tuple[str, str]) -> None:
     board, model = case
