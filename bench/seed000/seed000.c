@@ -491,7 +491,13 @@ TERN_APP_CHECKED(app); /* seed000_bare: validated at build time */
 /* A bad parameter block: the reason, and exit status 2. The bare build has
  * no formatter: one sentence for every reason. */
 #if SEED000_BARE
-#define refuse_params(fmt, ...) (tern_puts(TERN_ROM_STR("seed000: bad parameter block\n")), port_exit(2))
+/* One copy of the sentence: each use of TERN_ROM_STR is a string of its own. */
+static __attribute__((noinline, noreturn)) void bad_params(void)
+{
+    tern_puts(TERN_ROM_STR("seed000: bad parameter block\n"));
+    port_exit(2);
+}
+#define refuse_params(fmt, ...) bad_params()
 #else
 #define refuse_params(fmt, ...) (tern_printf(fmt, __VA_ARGS__), port_exit(2))
 #endif
