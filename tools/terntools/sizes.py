@@ -135,9 +135,12 @@ def parse_map(text: str) -> list[Section]:
 def classify(output: str) -> str | None:
     """text, data or bss for an output section; None for what is not loaded
     (debug info) or is the stack reservation."""
-    if output.startswith((".text", ".rodata", ".vectors", ".ARM.exidx", ".ARM.extab", ".progmem", ".init", ".fini")):
+    # .tern_params: the run-parameter block, in flash and read in place on
+    # every board (boards/atmega128/atmega128.ld, arch/cortex-m/sections.ld)
+    if output.startswith((".text", ".rodata", ".vectors", ".ARM.exidx", ".ARM.extab", ".progmem", ".init", ".fini",
+                          ".tern_params")):
         return "text"
-    if output.startswith((".data", ".tern_params")):  # the parameter block is data (arch/avr/avr.ld)
+    if output.startswith(".data"):
         return "data"
     if output.startswith((".bss", ".noinit")):
         return "bss"

@@ -83,8 +83,8 @@ def test_symbol_of_strips_the_section_kind() -> None:
     assert sizes.symbol_of(".text.") == ".text."
 
 
-def test_the_parameter_block_counts_as_data() -> None:
-    assert sizes.classify(".tern_params") == "data"
+def test_the_parameter_block_counts_as_flash() -> None:
+    assert sizes.classify(".tern_params") == "text"
 
 
 def test_markdown_table_with_its_total() -> None:
