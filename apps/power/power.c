@@ -66,6 +66,12 @@ static _Noreturn void finish(int status)
                 (unsigned long)i->state_periods[1], (unsigned long)i->state_periods[2], me.next,
                 me.gaps, c->tx_requests, c->rx_down, c->rx_up, c->rx_bad,
                 (unsigned long)r->tx_frames, (unsigned long)r->rx_frames);
+    /* The clock's low 32 bits as the last line, fixed width, just before
+     * the exit: against tern-sim's cycle count at the exit (summary.json),
+     * what the clock lost or gained over the power-save sleeps
+     * (test_power.py compares the modules). */
+    uint32_t now = (uint32_t)tern_now();
+    tern_printf("power %u: clock %010lu\n", here(), (unsigned long)now);
     port_exit(status);
 }
 

@@ -34,10 +34,11 @@
  * any F_CPU.
  *
  * Power-save is accounted, not entered: on the real part it stops
- * Timer1, which is this port's clock (only the asynchronous Timer2 runs on),
+ * Timer1, which is this port's clock (only the asynchronous timer runs on),
  * so board_sleep() uses idle mode for both, unless the app called
- * tern_power_init() (tern/power.h): then it enters the real modes, as
- * board_sleep() explains. */
+ * tern_power_init() (tern/power.h) on a module board: then it enters the
+ * real modes and keeps time with the asynchronous timer, as board_sleep()
+ * explains. */
 static const TERN_FLASH char idle_name[] = "idle", save_name[] = "power-save";
 #ifndef BOARD_WAKE_CYCLES
 static const TERN_FLASH tern_sleep_state sleep_states[] = {
@@ -77,6 +78,65 @@ const tern_board_info port_board = {
 #define DEADLINE_MIN_TICKS 80u
 
 static uint16_t clock_high; /* Timer1 wraps seen so far */
+
+#ifdef BOARD_WAKE_CYCLES
+/* Power-save stops Timer1 (every sleep mode but idle halts clk_I/O; tern-sim
+ * does so too, tools/simavr/node.c). The asynchronous timer runs on, from
+ * its 32,768 Hz crystal, and keeps the time: a timed power-save sleep
+ * starts on one of its ticks and ends on its compare match n ticks later
+ * (or on any other interrupt, when its count says how many), and the clock
+ * is advanced by those ticks less what Timer1 counted itself between the
+ * tick and its stop. The clock is Timer1's count plus `slept`, all the
+ * advances so far. The first read of the clock after the wake (an
+ * interrupt handler's, or board_sleep's own) does the accounting, so that
+ * nobody reads a clock that still lags. */
+#define ASYNC_HZ 32768u
+#define CYCLES_PER_ASYNC (F_CPU / ASYNC_HZ) /* rounded down: 225 at 7.3728 MHz, 610 at 20 MHz */
+#define SAVE_MIN_TICKS 2u   /* a shorter sleep idles: Timer1's compare ends it to the cycle */
+#define SAVE_EARLY_TICKS 1u /* the async wake comes this much before the deadline, Timer1 ends the rest in idle */
+#define SAVE_MAX_TICKS 250u /* within one turn of the 8-bit async counter */
+/* Cycles Timer1 counts that the formula below does not see, from the
+ * instruction timings (avr-objdump of sleep_save): from the async tick to
+ * the TCNT1 read after the polling loop (half its 5-cycle turn and the
+ * read), and from the TCNT1 read before SLEEP to the stop (LDS, STS, LDS,
+ * STS, SEI, SLEEP). tests/sim/test_power.py bounds what remains. */
+#define SAVE_EDGE_CYCLES 5u
+#define SAVE_STOP_CYCLES 10u
+static uint32_t slept;
+static bool save_pending;          /* a power-save sleep is not yet accounted */
+static volatile bool async_woke;   /* its compare match came */
+static uint8_t save_t0, save_n;    /* the async count at the start, ticks asked */
+static uint16_t save_c0;           /* TCNT1 at the start's tick */
+uint16_t save_cs __attribute__((used)); /* TCNT1 before the SLEEP (stored by sleep_save's asm) */
+static uint16_t async_frac;        /* remainder of ticks * F_CPU / ASYNC_HZ, carried */
+
+ISR(AVR_ASYNC_COMP_vect) { async_woke = true; }
+
+/* Interrupts disabled. */
+static void save_account(void)
+{
+    save_pending = false;
+    AVR_ASYNC_IMSK &= (uint8_t)~_BV(AVR_ASYNC_OCIE);
+    uint8_t ticks;
+    if (async_woke || (AVR_ASYNC_IFR & _BV(AVR_ASYNC_OCF))) {
+        ticks = save_n;
+        AVR_ASYNC_IFR = _BV(AVR_ASYNC_OCF);
+    } else {
+        /* another interrupt woke it: the whole ticks since the start, so
+         * the clock lags by less than one and never runs ahead (on silicon
+         * the count is valid one crystal cycle after the wake: up to one
+         * tick less) */
+        ticks = (uint8_t)(AVR_ASYNC_TCNT - save_t0);
+    }
+    async_woke = false;
+    uint32_t part = (uint32_t)ticks * (F_CPU % ASYNC_HZ) + async_frac;
+    async_frac = (uint16_t)(part % ASYNC_HZ);
+    uint32_t cycles = (uint32_t)ticks * CYCLES_PER_ASYNC + part / ASYNC_HZ;
+    uint32_t counted = (uint16_t)(save_cs - save_c0) + SAVE_EDGE_CYCLES + SAVE_STOP_CYCLES;
+    if (cycles > counted) /* never backwards */
+        slept += cycles - counted;
+}
+#endif
 static uint32_t deadline;            /* counter value of the programmed deadline */
 
 static tern_swirq_fn swirq_fn[TERN_SWIRQS];
@@ -167,6 +227,11 @@ uint32_t port_counter_read(void)
 {
     uint8_t s = SREG;
     cli();
+#ifdef BOARD_WAKE_CYCLES
+    bool accounted = save_pending;
+    if (accounted)
+        save_account();
+#endif
     uint16_t low = TCNT1;
     if (low < last_low)
         clock_high++;
@@ -177,8 +242,21 @@ uint32_t port_counter_read(void)
         uint32_t v;
         uint16_t h[2];
     } c = {.h = {low, clock_high}};
+#ifdef BOARD_WAKE_CYCLES
+    if (accounted && (AVR_TIMER1_IMSK & _BV(OCIE1A))) {
+        /* the deadline's match in Timer1's count, which the sleep moved;
+         * one already passed is matched at once */
+        uint32_t d = deadline - slept;
+        if ((int32_t)(d - c.v) < (int32_t)DEADLINE_MIN_TICKS)
+            d = c.v + DEADLINE_MIN_TICKS;
+        OCR1A = (uint16_t)d;
+    }
+    SREG = s;
+    return c.v + slept;
+#else
     SREG = s;
     return c.v;
+#endif
 }
 
 void port_deadline_set(uint32_t ticks)
@@ -188,7 +266,11 @@ void port_deadline_set(uint32_t ticks)
     if (ticks < DEADLINE_MIN_TICKS)
         ticks = DEADLINE_MIN_TICKS;
     deadline = port_counter_read() + ticks;
+#ifdef BOARD_WAKE_CYCLES
+    OCR1A = (uint16_t)(deadline - slept); /* Timer1's count, without the sleeps */
+#else
     OCR1A = (uint16_t)deadline;
+#endif
     AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;
 }
@@ -201,14 +283,19 @@ void port_deadline_cancel(void)
     SREG = s;
 }
 
-/* The capture unit latches TCNT1, the clock's low 16 bits; the kernel
- * clock's low 16 bits are TCNT1 too (one tick is one cycle, no offset), so
- * the capture lies (now - icr) mod 2^16 ticks in the past, which is exact
- * while the capture is younger than one wrap (65,536 cycles). */
+/* The capture unit latches TCNT1, the clock's low 16 bits (one tick is
+ * one cycle; on module boards less the sleeps accounted since, `slept`),
+ * so the capture lies (now - icr) mod 2^16 ticks in the past, which is
+ * exact while the capture is younger than one wrap (65,536 cycles) and no
+ * power-save sleep came between. */
 tern_time avr_timer1_capture_time(uint16_t icr)
 {
     tern_time now = tern_now();
+#ifdef BOARD_WAKE_CYCLES
+    return now - (uint16_t)((uint16_t)(now - slept) - icr);
+#else
     return now - (uint16_t)((uint16_t)now - icr);
+#endif
 }
 
 ISR(TIMER1_COMPA_vect)
@@ -234,7 +321,20 @@ ISR(TIMER1_COMPA_vect)
  * before the instruction after SLEEP, so they cost two cycles there. */
 static bool real_modes; /* port_sleep_modes(): tern_power_init() was called */
 
-void port_sleep_modes(bool on) { real_modes = on; }
+void port_sleep_modes(bool on)
+{
+    real_modes = on;
+#ifdef BOARD_WAKE_CYCLES
+    if (on) {
+        /* On silicon the crystal needs about a second to settle after
+         * AS0/AS2 is set (datasheet, "Asynchronous Operation"). */
+        AVR_ASYNC_ENABLE();
+        AVR_ASYNC_START();
+        while (ASSR & AVR_ASYNC_BUSY)
+            ;
+    }
+#endif
+}
 
 static void sleep_now(uint8_t sm)
 {
@@ -247,18 +347,67 @@ static void sleep_now(uint8_t sm)
     AVR_SLEEP_CTRL &= (uint8_t)~_BV(SE);
 }
 
+#ifdef BOARD_WAKE_CYCLES
+/* Power-save until the deadline, kept by the asynchronous timer (above).
+ * Interrupts disabled. */
+static void sleep_save(void)
+{
+    uint32_t left = deadline - port_counter_read();
+    if (!(AVR_TIMER1_IMSK & _BV(OCIE1A)) || (int32_t)left < 0 ||
+        left < (SAVE_MIN_TICKS + SAVE_EARLY_TICKS + 1) * CYCLES_PER_ASYNC) {
+        sleep_now(0); /* no deadline, or too close: Timer1 ends it in idle */
+        return;
+    }
+    uint32_t n = left / CYCLES_PER_ASYNC - SAVE_EARLY_TICKS - 1; /* the wait for a tick is one */
+    if (n > SAVE_MAX_TICKS)
+        n = SAVE_MAX_TICKS;
+    /* start on a tick: up to one (225 to 610 cycles) spent waiting */
+    uint8_t t = AVR_ASYNC_TCNT;
+    while (AVR_ASYNC_TCNT == t)
+        ;
+    save_c0 = TCNT1;
+    save_t0 = (uint8_t)(t + 1);
+    save_n = (uint8_t)n;
+    /* the match is flagged as the count leaves OCR: n ticks on */
+    AVR_ASYNC_OCR = (uint8_t)(save_t0 + n - 1);
+    while (ASSR & AVR_ASYNC_BUSY)
+        ;
+    AVR_ASYNC_IFR = _BV(AVR_ASYNC_OCF);
+    AVR_ASYNC_IMSK |= _BV(AVR_ASYNC_OCIE);
+    async_woke = false;
+    save_pending = true;
+    AVR_SLEEP_CTRL = (uint8_t)((AVR_SLEEP_CTRL & ~(_BV(SM0) | _BV(SM1) | _BV(SM2))) | _BV(SM1) |
+                               _BV(SM0) | _BV(SE));
+    /* TCNT1 read last and stored, then SLEEP (SAVE_STOP_CYCLES between the
+     * read and the stop): the handler of the interrupt that wakes it runs
+     * before the next instruction and may read the clock (save_account). */
+    uint8_t tmp;
+    __asm__ volatile("lds %0, %1\n\t"
+                     "sts save_cs, %0\n\t"
+                     "lds %0, %2\n\t"
+                     "sts save_cs+1, %0\n\t"
+                     "sei\n\t"
+                     "sleep\n\t"
+                     "nop\n\t"
+                     "nop\n\t"
+                     "cli\n"
+                     : "=&r"(tmp)
+                     : "n"(_SFR_MEM_ADDR(TCNT1L)), "n"(_SFR_MEM_ADDR(TCNT1H))
+                     : "memory");
+    AVR_SLEEP_CTRL &= (uint8_t)~_BV(SE);
+    (void)port_counter_read(); /* accounts the sleep, if no handler has read the clock yet */
+}
+#endif
+
 /* With real modes (module boards, tern_power_init): power-save (state 1)
- * keeps Timer1 and its deadline as the wake source, without the overflow
- * interrupt, which would wake the CPU every 65,536 cycles: the compare
- * match reads the counter once per wrap while a deadline is pending, and
- * power-save is only chosen with one. On silicon power-save stops Timer1:
- * the deadline would have to come from the asynchronous timer and its
- * 32 kHz crystal (not done: tern-sim runs Timer1 in every mode).
- * Power-down (state 2) stops Timer1 as the part does, so the kernel's clock
- * stands still until a bus frame (or any interrupt) wakes the CPU; power-down
- * is only chosen with no deadline. On silicon the bus's pin would have to
- * wake it as a level or pin-change interrupt (an edge on INT4..7 needs the
- * I/O clock); simavr wakes on any. */
+ * stops Timer1, as on the part: sleep_save keeps the time and the deadline
+ * with the asynchronous timer. Power-down (state 2) stops every timer, the
+ * asynchronous one too: the kernel's clock stands still until a bus frame
+ * (or any interrupt) wakes the CPU; power-down is only chosen with no
+ * deadline, and kernel/power.c tells time sync (a step at its next
+ * sample). On silicon the bus's pin would have to wake it as a level or
+ * pin-change interrupt (an edge on INT4..7 needs the I/O clock); simavr
+ * wakes on any. */
 void board_sleep(uint8_t state)
 {
     if (!real_modes || state == 0) {
@@ -266,18 +415,13 @@ void board_sleep(uint8_t state)
         return;
     }
 #ifdef BOARD_WAKE_CYCLES
-    if (state == 2) {
-        uint8_t tccr1b = TCCR1B;
-        TCCR1B = 0;
+    if (state == 2)
         sleep_now(_BV(SM1));
-        TCCR1B = tccr1b;
-        return;
-    }
+    else
+        sleep_save();
+#else
+    sleep_now(0); /* no asynchronous timer to keep time with: idle */
 #endif
-    AVR_TIMER1_IMSK &= (uint8_t)~_BV(TOIE1);
-    sleep_now(_BV(SM1) | _BV(SM0));
-    (void)port_counter_read(); /* a wrap during the sleep, before the overflow flag is served */
-    AVR_TIMER1_IMSK |= _BV(TOIE1);
 }
 
 /* --- Software-triggered device interrupts --------------------------------- */

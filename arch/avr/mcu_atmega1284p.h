@@ -10,6 +10,21 @@
 /* The sleep bits have a register of their own. */
 #define AVR_SLEEP_CTRL SMCR
 
+/* The asynchronous timer, which runs on its 32,768 Hz crystal (TOSC1/2)
+ * in power-save: Timer2 with AS2; its compare match A wakes the CPU. The
+ * *UB bits of ASSR say a write has not yet reached the timer's clock
+ * domain. */
+#define AVR_ASYNC_ENABLE() (ASSR |= _BV(AS2))
+#define AVR_ASYNC_START() (TCCR2A = 0, TCCR2B = _BV(CS20)) /* normal mode, prescaler 1 */
+#define AVR_ASYNC_TCNT TCNT2
+#define AVR_ASYNC_OCR OCR2A
+#define AVR_ASYNC_BUSY (_BV(TCN2UB) | _BV(OCR2AUB) | _BV(TCR2AUB) | _BV(TCR2BUB))
+#define AVR_ASYNC_IMSK TIMSK2
+#define AVR_ASYNC_OCIE OCIE2A
+#define AVR_ASYNC_IFR TIFR2
+#define AVR_ASYNC_OCF OCF2A
+#define AVR_ASYNC_COMP_vect TIMER2_COMPA_vect
+
 /* External interrupts: only three, INT0 on PD2, INT1 on PD3, INT2 on PB2,
  * all sensed through EICRA and all offering "any edge" (the part's pin
  * changes go through PCINT vectors, which tern does not use). */

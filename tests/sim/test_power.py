@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 N_MSGS, ROUNDS = 20, 40  # apps/power/power.c
+ASYNC_TICK = 20_000_000 // 32768 + 1  # cycles of the ATmega1284P at 20 MHz in a 32 kHz crystal's tick
 T_BE = 16384  # cycles: module-m1284's board.h figures through TERN_BREAK_EVEN
 POWER_DOWN, POWER_SAVE, IDLE = 2, 3, 0  # SM2..0, summary.json's sleep_by_mode
 
@@ -31,6 +32,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
         assert n["status"] == "exit" and n["exit_status"] == 0, (name, console)
         line = next(x for x in console.splitlines() if " summary " in x)
         n["counters"] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+        # the guest's clock, read last: what it lags tern-sim's cycle count by at the exit
+        n["lag"] = n["cycles"] - int(re.findall(r"clock (\d+)", console)[-1])
     return nodes
 
 
@@ -66,3 +69,25 @@ def test_the_break_even_policy_spends_the_least_energy(run: dict[str, dict]) -> 
     charged per wake) over the same load: mean power, break-even lowest."""
     mw = {n: run[n]["energy_mj"]["cpu"] / (run[n]["end_ps"] / 1e12) for n in ("be", "idle", "deep")}
     assert mw["be"] < mw["deep"] and mw["be"] < mw["idle"], mw
+
+
+def test_the_clock_keeps_time_through_power_save_and_stands_in_power_down(run: dict[str, dict]) -> None:
+    """tern-sim stops Timer1 in power-save and power-down, as the part does
+    (tools/simavr/node.c). Power-save: the port keeps time with the
+    asynchronous timer (arch/avr/avr_board.c), so after the deep sleeps the
+    clock lags the simulator's cycle count by what the module that never went
+    deep lags it (start-up and the last print): within a thousandth of the
+    time slept in power-save where the asynchronous timer's match ended the
+    sleeps (without the port's accounting: all of it), and where bus frames
+    woke it too (module 1), late by less than one tick of the 32 kHz crystal
+    per sleep, its resolution then. Power-down: the clock
+    stands still, and lags by the cycles tern-sim saw it powered down
+    (kernel/power.c tells time sync), within a hundredth."""
+    base = run["idle"]["lag"]
+    for name in ("be", "deep", "m1"):
+        saved = run[name]["sleep_by_mode"][POWER_SAVE]
+        assert saved > 0.4 * run[name]["cycles"], name  # power-save did happen, a lot
+        bound = saved / 1000 if name != "m1" else ASYNC_TICK * run[name]["wakes_by_mode"][POWER_SAVE]
+        assert -saved / 1000 <= run[name]["lag"] - base <= bound, (name, run[name]["lag"] - base, saved)
+    down = run["m2"]["sleep_by_mode"][POWER_DOWN]
+    assert down > 0 and abs(run["m2"]["lag"] - base - down) <= down / 100, (run["m2"]["lag"] - base, down)

@@ -22,6 +22,8 @@
 #include "tern_simavr_abi.h"
 #include "tun.h"
 
+static void node_sleep(avr_t *avr, avr_cycle_count_t how_long);
+
 static void *must(void *p)
 {
 	if (!p) {
@@ -340,6 +342,8 @@ int node_load(struct sim_node *n, FILE *console, char *err, size_t errlen)
 		return -1;
 	}
 	n->m128 = strcmp(n->mcu, "atmega128") == 0;
+	n->avr->custom.data = n;	/* for node_sleep */
+	n->avr->sleep = node_sleep;
 	n->icp1 = n->m128 ? &icp1_m128 : strcmp(n->mcu, "atmega1284p") == 0 ? &icp1_m1284 : NULL;
 	n->ps_den = (unsigned __int128)n->freq_hz * (unsigned __int128)(1000000000 + n->ppb);
 
@@ -399,6 +403,113 @@ static unsigned sleep_mode(const struct sim_node *n)
 
 static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle);
 
+/* --- Sleep modes that stop the synchronous timers --------------------------- */
+
+/* Every sleep mode but idle halts clk_I/O: the synchronous timers hold
+ * their count until the wake (ATmega128 datasheet, "Power Management and
+ * Sleep Modes", table "Active Clock Domains"; the same on the ATmega1284P).
+ * Only the asynchronous timer runs on, from its own 32 kHz crystal, in
+ * power-save and extended standby (and ADC noise reduction): Timer0 with
+ * AS0 set on the ATmega128, Timer2 with AS2 on the newer parts. simavr 1.6
+ * ignores the SM bits and runs every timer through every sleep, which
+ * flatters a kernel that keeps time with Timer1. The node stops them as the
+ * SLEEP takes effect (simavr's sleep callback, called at the SLEEP's cycle,
+ * before the core jumps to its next event) and restarts them at the wake,
+ * each from the count it held: through simavr's own register writes, the clock-select bits cleared
+ * (which cancels the timer's events), then set again and the count
+ * written back (which schedules them from there). Data addresses. */
+struct sync_timer {
+	uint16_t tccr;	/* the register with the clock-select bits CS2..0 */
+	uint16_t tcnt;	/* the count, low byte */
+	uint16_t tcnth;	/* its high byte; 0 for an 8-bit timer */
+	uint16_t assr;	/* 0, or ASSR: asynchronous when its bit `as` is set */
+	uint8_t as;
+};
+static const struct sync_timer timers_m128[] = {
+	{ 0x53, 0x52, 0, 0x50, 3 },	/* Timer0: TCCR0, TCNT0; AS0 */
+	{ 0x4E, 0x4C, 0x4D, 0, 0 },	/* Timer1: TCCR1B, TCNT1 */
+	{ 0x45, 0x44, 0, 0, 0 },	/* Timer2: TCCR2, TCNT2 */
+	{ 0x8A, 0x88, 0x89, 0, 0 },	/* Timer3: TCCR3B, TCNT3 */
+};
+static const struct sync_timer timers_mx4[] = {
+	{ 0x45, 0x46, 0, 0, 0 },	/* Timer0: TCCR0B, TCNT0 */
+	{ 0x81, 0x84, 0x85, 0, 0 },	/* Timer1: TCCR1B, TCNT1 */
+	{ 0xB1, 0xB2, 0, 0xB6, 5 },	/* Timer2: TCCR2B, TCNT2; AS2 */
+	{ 0x91, 0x94, 0x95, 0, 0 },	/* Timer3: TCCR3B, TCNT3 */
+};
+#define SYNC_TIMERS 4
+
+/* A register access through simavr's handlers, as an instruction's. */
+static uint8_t io_read(avr_t *avr, uint16_t addr)
+{
+	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
+	if (avr->io[io].r.c)
+		avr->data[addr] = avr->io[io].r.c(avr, addr, avr->io[io].r.param);
+	return avr->data[addr];
+}
+
+static void io_write(avr_t *avr, uint16_t addr, uint8_t v)
+{
+	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
+	if (avr->io[io].w.c)
+		avr->io[io].w.c(avr, addr, v, avr->io[io].w.param);
+	else
+		avr->data[addr] = v;
+}
+
+/* The modes in which the asynchronous timer runs on: ADC noise reduction,
+ * power-save and extended standby (not power-down, not standby). */
+#define ASYNC_RUNS(mode) ((mode) == 1 || (mode) == 3 || (mode) == 7)
+
+static void timers_stop(struct sim_node *n, unsigned mode)
+{
+	const struct sync_timer *t = n->m128 ? timers_m128 : timers_mx4;
+	for (unsigned i = 0; i < SYNC_TIMERS; i++, t++) {
+		uint8_t tccr = n->avr->data[t->tccr];
+		n->held_cs[i] = tccr & 7;
+		if (!n->held_cs[i] || (ASYNC_RUNS(mode) && t->assr && (n->avr->data[t->assr] >> t->as & 1)))
+			continue; /* stopped, or asynchronous in a mode that keeps its crystal */
+		n->held_tcnt[i] = io_read(n->avr, t->tcnt);
+		if (t->tcnth)
+			n->held_tcnt[i] |= (uint16_t)(n->avr->data[t->tcnth] << 8);
+		io_write(n->avr, t->tccr, tccr & ~7);
+		n->timers_held |= 1u << i;
+	}
+}
+
+/* libsimavr's sleep callback: the core is asleep and about to jump to its
+ * next event (avr_load.c's sleep_no_wait does nothing else either). Called
+ * at every jump of a sleep: the timers stop at the first. */
+static void node_sleep(avr_t *avr, avr_cycle_count_t how_long)
+{
+	(void)how_long;
+	struct sim_node *n = avr->custom.data;
+	unsigned mode = sleep_mode(n);
+	if (mode && !n->timers_held)
+		timers_stop(n, mode);
+}
+
+static void timers_resume(struct sim_node *n)
+{
+	const struct sync_timer *t = n->m128 ? timers_m128 : timers_mx4;
+	for (unsigned i = 0; i < SYNC_TIMERS; i++, t++) {
+		if (!(n->timers_held >> i & 1))
+			continue;
+		/* a guest that stopped the timer meanwhile (an interrupt handler
+		 * cannot run before the wake) is not restarted */
+		uint8_t tccr = n->avr->data[t->tccr];
+		if (tccr & 7)
+			continue;
+		io_write(n->avr, t->tccr, (uint8_t)(tccr | n->held_cs[i]));
+		/* a 16-bit count is written high byte first, as the part's TEMP
+		 * register wants; simavr takes both at the low byte's write */
+		if (t->tcnth)
+			n->avr->data[t->tcnth] = (uint8_t)(n->held_tcnt[i] >> 8);
+		io_write(n->avr, t->tcnt, (uint8_t)n->held_tcnt[i]);
+	}
+	n->timers_held = 0;
+}
+
 void node_run_until(struct sim_node *n, sim_ps end)
 {
 	if (n->status != NODE_RUNNING)
@@ -449,6 +560,8 @@ static void run_to(struct sim_node *n, avr_cycle_count_t end_cycle)
 		int state = avr_run(avr);
 		if (n->profile)
 			profile_add(n, asleep ? pc - 2 : pc, before, avr->cycle);	/* a sleeping PC is past its SLEEP */
+		if (n->timers_held && avr->state != cpu_Sleeping)
+			timers_resume(n);
 		if (asleep) {
 			n->sleep_cycles += avr->cycle - before;
 			n->sleep_by_mode[mode] += avr->cycle - before;

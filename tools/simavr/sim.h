@@ -191,6 +191,11 @@ struct sim_node {
 	uint64_t sleep_cycles;
 	uint64_t sleep_by_mode[8];	/* by the SM2..0 bits at the time of SLEEP */
 	uint64_t wakes_by_mode[8];	/* sleeps ended, by the same bits */
+	/* a sleep mode that stops the synchronous timers (node.c): which ones
+	 * are held (bit per timer), their clock selects and counts */
+	uint8_t timers_held;
+	uint8_t held_cs[4];
+	uint16_t held_tcnt[4];
 	int invalid_opcode;
 	sim_ps edge_at;		/* while a device drives a pin: the edge's exact time */
 	uint8_t channel_reg;	/* what the guest reads at TERN_SIM_CHANNEL_ADDR */
