@@ -297,8 +297,13 @@ static tern_status runner(void *state, tern_msg *m)
     if (m->port != PORT_IN)
         return TERN_OK;
     const note *n = m->payload;
+    /* The line whole: under the stack model a message that arrives while
+     * it prints starts a higher handler at once, whose line would land in
+     * the middle of this one (the order of the starts is what is checked). */
+    tern_irq_state s = port_irq_save();
     tern_printf("modules 1: ran %s %c\n", tern_task_name(tern_self()), n->tag);
-    me.ran++;
+    me.ran++; /* inside too: a handler preempting the increment would lose one */
+    port_irq_restore(s);
     return TERN_OK;
 }
 
