@@ -109,3 +109,16 @@ def test_psync_reads_a_run_and_fails_on_a_missed_pulse(tmp_path, capsys) -> None
     doc = json.loads((tmp_path / "out" / "psync.json").read_text())
     assert code == 1 and doc["missing"] == 1 and doc["max_abs_us"] == 2.0
     assert "+2.000" in capsys.readouterr().out
+
+
+def test_the_whole_kernel_takes_each_component_where_it_is_largest() -> None:
+    def img(elf: str, board: str, sync: int, mig: int) -> dict[str, object]:
+        comps = [{"name": n, "code": {"Time sync": sync, "Migration protocol": mig}.get(n, 1), "static_data": 2}
+                 for n in cm.COMPONENTS]
+        return {"elf": elf, "board": board, "components": comps}
+
+    w = cm.whole_kernel([img("a.elf", "m128", 900, 14000), img("b.elf", "m128", 5000, 0),
+                         img("c.elf", "m1284", 9999, 99999)], "m128")
+    rows = {c["name"]: c for c in w["components"]}
+    assert rows["Time sync"]["image"] == "b.elf" and rows["Migration protocol"]["image"] == "a.elf"
+    assert w["code"] == 5000 + 14000 + len(cm.KERNEL) - 2 and "Application" not in rows
