@@ -133,7 +133,13 @@ void thread_requeue(thread *t, int8_t prio)
 void thread_make_ready(thread *t)
 {
     ready_push(t, false);
-    if (threads_live && t->prio == thread_running->prio) /* a peer of the running thread */
+    if (!threads_live)
+        return;
+    if (t->prio > thread_running->prio) { /* every policy preempts a lower level (idle's is -1) */
+        port_thread_switch();
+        return;
+    }
+    if (t->prio == thread_running->prio) /* a peer of the running thread */
         arm_slice();
     thread_reschedule();
 }
@@ -174,15 +180,19 @@ void thread_stack_overflow(const thread *t, const void *sp)
     port_exit(TERN_EXIT_STACK_OVERFLOW);
 }
 
-/* On every switch: the saved stack pointer must lie above the guard, and
- * the guard's lowest and highest words must still hold their paint (a
- * frame may have jumped past the pointer check; on Cortex-M the MPU also
- * stops the first write into the guard). */
+/* On every switch: the saved stack pointer must lie above the guard, and,
+ * without an MPU guard, the guard's lowest and highest words must still
+ * hold their paint (a frame may have jumped past the pointer check). With
+ * the MPU guard the first write into it faults (cm_fault_explain), so the
+ * paint cannot change unnoticed. */
 static void check_stack(const thread *t, const void *sp)
 {
+    bool hit = (const uint8_t *)sp < t->stack_lo + TERN_STACK_GUARD;
+#if !TERN_MPU_GUARD
     const uint32_t *g = (const uint32_t *)(const void *)t->stack_lo;
-    if ((const uint8_t *)sp < t->stack_lo + TERN_STACK_GUARD || g[0] != STACK_PAINT ||
-        g[TERN_STACK_GUARD / 4 - 1] != STACK_PAINT)
+    hit = hit || g[0] != STACK_PAINT || g[TERN_STACK_GUARD / 4 - 1] != STACK_PAINT;
+#endif
+    if (hit)
         thread_stack_overflow(t, sp);
 }
 

@@ -26,6 +26,17 @@
  * alarm, rarer than a switch, reads the whole clock. */
 typedef uint32_t thread_stamp;
 
+/* The Cortex-M port makes the running thread's guard read-only with the
+ * MPU (context_cm.c), so the first write into it faults; TERN_MPU_GUARD=0
+ * builds without (tests/target/apps/overflow). The AVR has no MPU. */
+#ifndef TERN_MPU_GUARD
+#if defined(__arm__)
+#define TERN_MPU_GUARD 1
+#else
+#define TERN_MPU_GUARD 0
+#endif
+#endif
+
 typedef enum {
     T_READY = 0, /* in a ready queue */
     T_RUNNING,   /* the current thread */
@@ -102,7 +113,9 @@ void tpolicy_start(void);
 void tpolicy_switched(const thread *prev, const thread *next);
 /* The ready thread to run next, not yet removed; NULL if none. */
 thread *tpolicy_pick(void);
-/* May ready thread `cand` take the CPU from running thread `run` now? */
+/* May ready thread `cand` take the CPU from running thread `run` now?
+ * Always when cand's level is above run's (thread_make_ready wakes such a
+ * thread without asking). */
 bool tpolicy_preempts(const thread *run, const thread *cand);
 /* `run` used its quantum and a peer is ready: preempt it? */
 bool tpolicy_slice_preempts(const thread *run);

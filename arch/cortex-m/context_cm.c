@@ -26,10 +26,6 @@
 #define XPSR_THUMB 0x01000000u
 #define PRIO_PENDSV 0xffu
 
-#ifndef TERN_MPU_GUARD
-#define TERN_MPU_GUARD 1
-#endif
-
 #define CFSR_MSTKERR (1u << 4)   /* MemManage while stacking an exception */
 #define CFSR_MMARVALID (1u << 7) /* MMFAR holds the faulting address */
 
