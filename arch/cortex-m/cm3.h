@@ -20,6 +20,26 @@
 #define SCB_MMFAR CM_REG(0xE000ED34u)
 #define SCB_BFAR CM_REG(0xE000ED38u)
 
+/* Configurable fault status (CFSR): MemManage bits 0-7, BusFault 8-15 */
+#define CFSR_MSTKERR (1u << 4)    /* MemManage while stacking an exception */
+#define CFSR_MMARVALID (1u << 7)  /* MMFAR holds the faulting address */
+#define CFSR_BFARVALID (1u << 15) /* BFAR holds the faulting address */
+
+/* Memory protection unit (PMSAv7) */
+#define MPU_TYPE CM_REG(0xE000ED90u)
+#define MPU_CTRL CM_REG(0xE000ED94u)
+#define MPU_RNR CM_REG(0xE000ED98u)
+#define MPU_RBAR CM_REG(0xE000ED9Cu)
+#define MPU_RASR CM_REG(0xE000EDA0u)
+#define MPU_TYPE_DREGION(t) (((t) >> 8) & 0xffu) /* data regions; 0: no MPU */
+#define MPU_CTRL_ENABLE (1u << 0)
+#define MPU_CTRL_PRIVDEFENA (1u << 2) /* the default map for everything else */
+#define MPU_RBAR_VALID (1u << 4) /* the write selects the region in RBAR's low bits */
+#define MPU_RASR_XN (1u << 28)
+#define MPU_RASR_AP_PRIV_RO (5u << 24)
+#define MPU_RASR_ENABLE 1u
+#define MPU_RASR_SIZE(log2) ((uint32_t)((log2) - 1) << 1) /* a region of 2^log2 bytes, log2 >= 5 */
+
 #define ICSR_PENDSTSET (1u << 26)
 #define ICSR_PENDSTCLR (1u << 25)
 #define SHCSR_MEMFAULTENA (1u << 16)

@@ -10,24 +10,11 @@
 #include "cortex_m.h"
 #include "../../kernel/thread.h" /* the thread models' port interface */
 
-#define MPU_CTRL CM_REG(0xE000ED94u)
-#define MPU_RNR CM_REG(0xE000ED98u)
-#define MPU_RBAR CM_REG(0xE000ED9Cu)
-#define MPU_RASR CM_REG(0xE000EDA0u)
-#define MPU_CTRL_ENABLE (1u << 0)
-#define MPU_CTRL_PRIVDEFENA (1u << 2) /* the default map for everything else */
-#define MPU_RASR_XN (1u << 28)
-#define MPU_RASR_AP_PRIV_RO (5u << 24)
-#define MPU_RASR_ENABLE 1u
-#define MPU_RBAR_VALID (1u << 4) /* the write selects the region in RBAR's low bits */
 #define GUARD_REGION 7u /* the highest number wins where regions overlap */
 
 #define ICSR_PENDSVSET (1u << 28)
 #define XPSR_THUMB 0x01000000u
 #define PRIO_PENDSV 0xffu
-
-#define CFSR_MSTKERR (1u << 4)   /* MemManage while stacking an exception */
-#define CFSR_MMARVALID (1u << 7) /* MMFAR holds the faulting address */
 
 /* A MemManage fault whose address (or, when the exception frame itself
  * could not be pushed, whose stack pointer) lies in the running thread's

@@ -10,6 +10,7 @@
 #include "tern/console.h"
 #include "tern/port.h"
 #include "tern/task.h"
+#include "tern/thread.h" /* TERN_EXIT_STACK_OVERFLOW */
 
 #define STACK_PAINT 0x5354414bu /* "STAK" */
 
@@ -20,6 +21,7 @@ extern uint32_t __stack_limit[];
 int main(void);
 
 static void check_vectors(void);
+static void main_stack_guard(void);
 
 /* Set every exception's priority (see cortex_m.h) and enable the task-level
  * dispatch vectors. Device interrupts keep their reset priority, 0. */
@@ -59,6 +61,7 @@ void cm_reset(void)
 
     SCB_VTOR = (uint32_t)(uintptr_t)board_vectors;
     exceptions_init();
+    main_stack_guard();
     board_init();
     check_vectors();
     __asm volatile("cpsie i" ::: "memory");
@@ -98,6 +101,63 @@ uint32_t port_stack_used(void)
     return (uint32_t)((uintptr_t)__stack_top - (uintptr_t)p);
 }
 
+/* --- The main stack's guard ---------------------------------------------
+ * fifo, priority, stack and hybrid run every handler on the main stack
+ * (the thread models their interrupts), at the bottom of RAM. Its lowest
+ * CM_MAIN_GUARD bytes are an MPU region the CPU may only read, so an
+ * overflow faults at its first write there instead of running on below
+ * RAM (QEMU's mps2-an385 ignores writes there: the fault report came
+ * later and read a garbage frame). Region 6: the thread models' guard of
+ * the running thread is region 7. HardFault runs with the MPU off
+ * (MPU_CTRL.HFNMIENA clear), so a fault escalated while its frame is
+ * pushed into the guard is still taken; cm_fault then moves off the guard
+ * before it calls C. */
+#define CM_MAIN_GUARD 32u
+#define MAIN_GUARD_REGION 6u
+/* What fault_report and its printing need below the stack pointer: a
+ * handler entered with less than this above the guard moves to the top of
+ * the main stack (its frame stays where it is, read-only to the report). */
+#define CM_FAULT_ROOM 512
+
+static bool main_guarded;
+
+static void main_stack_guard(void)
+{
+    if (MPU_TYPE_DREGION(MPU_TYPE) == 0)
+        return; /* no MPU: an overflow runs off the bottom of RAM */
+    MPU_RNR = MAIN_GUARD_REGION;
+    MPU_RBAR = (uint32_t)(uintptr_t)__stack_limit;
+    MPU_RASR = MPU_RASR_XN | MPU_RASR_AP_PRIV_RO | MPU_RASR_SIZE(__builtin_ctz(CM_MAIN_GUARD)) |
+               MPU_RASR_ENABLE;
+    MPU_CTRL = MPU_CTRL_ENABLE | MPU_CTRL_PRIVDEFENA;
+    cm_dsb_isb();
+    main_guarded = true;
+}
+
+/* A write into the guard (MemManage with its address), an exception frame
+ * pushed into it or below (MSTKERR), or a precise bus error just below RAM
+ * (an overflow that jumped the guard with a large frame): the main stack
+ * overflowed. Named with the stack's size and how deep the write went. */
+static void main_stack_explain(const uint32_t *frame)
+{
+    uintptr_t lo = (uintptr_t)__stack_limit, hi = lo + CM_MAIN_GUARD;
+    uint32_t cfsr = SCB_CFSR;
+    uintptr_t at = 0;
+    if ((cfsr & CFSR_MMARVALID) && SCB_MMFAR < hi && SCB_MMFAR + port_stack_size() >= lo)
+        at = SCB_MMFAR; /* below lo: a board's no-access region under RAM (lm3s6965evb) */
+    else if ((cfsr & CFSR_BFARVALID) && SCB_BFAR < lo && SCB_BFAR + port_stack_size() >= lo)
+        at = SCB_BFAR;
+    else if ((cfsr & CFSR_MSTKERR) && (uintptr_t)frame < hi + 32u)
+        at = (uintptr_t)frame; /* the 8-word frame ran into the guard */
+    if (!at || !main_guarded)
+        return;
+    tern_printf("\ntern: stack overflow in the shared stack: its %u-byte MPU guard at %08lx was "
+                "written at %08lx (%lu of %lu bytes used)\n",
+                CM_MAIN_GUARD, (unsigned long)lo, (unsigned long)at,
+                (unsigned long)((uintptr_t)__stack_top - at), (unsigned long)port_stack_size());
+    port_exit(TERN_EXIT_STACK_OVERFLOW);
+}
+
 /* --- Faults -------------------------------------------------------------- */
 
 static const char *exception_name(uint32_t n)
@@ -125,6 +185,7 @@ __attribute__((weak)) void cm_fault_explain(const uint32_t *frame) { (void)frame
 __attribute__((used, noreturn)) static void fault_report(const uint32_t *frame)
 {
     __asm volatile("cpsid i" ::: "memory");
+    main_stack_explain(frame); /* first: a thread's guard check would claim its frame */
     cm_fault_explain(frame);
     uint32_t n = cm_get_ipsr() & 0x1ffu;
     tern_task_id task = tern_self();
@@ -143,14 +204,27 @@ __attribute__((used, noreturn)) static void fault_report(const uint32_t *frame)
 
 /* Find the frame on whichever stack the faulting code used (EXC_RETURN
  * bit 2), then report. Naked: the frame must be located before anything
- * else is pushed. */
+ * else is pushed, and nothing is pushed while the stack pointer may lie in
+ * the main stack's guard (less than CM_FAULT_ROOM above it: the report
+ * runs from the top of the main stack instead). */
 __attribute__((naked)) void cm_fault(void)
 {
     __asm volatile("tst lr, #4\n\t"
                    "ite eq\n\t"
                    "mrseq r0, msp\n\t"
                    "mrsne r0, psp\n\t"
-                   "b fault_report\n");
+                   "movw r1, #:lower16:__stack_limit\n\t"
+                   "movt r1, #:upper16:__stack_limit\n\t"
+                   "add r1, r1, %0\n\t"
+                   "cmp sp, r1\n\t"
+                   "bhs 1f\n\t"
+                   "movw r1, #:lower16:__stack_top\n\t"
+                   "movt r1, #:upper16:__stack_top\n\t"
+                   "mov sp, r1\n"
+                   "1:\n\t"
+                   "b fault_report\n"
+                   :
+                   : "i"(CM_MAIN_GUARD + CM_FAULT_ROOM));
 }
 
 /* Replaced by the thread models' context switch (context_cm.c). */

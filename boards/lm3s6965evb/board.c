@@ -57,21 +57,12 @@
 
 #define SYSTICK_MAX 0x00FFFFFFu /* 24-bit reload: a period of 2^24 ticks */
 
-/* Memory protection unit (ARMv7-M PMSAv7) */
-#define MPU_CTRL CM_REG(0xE000ED94u)
-#define MPU_RBAR CM_REG(0xE000ED9Cu)
-#define MPU_RASR CM_REG(0xE000EDA0u)
-#define MPU_CTRL_ENABLE (1u << 0)
-#define MPU_CTRL_PRIVDEFENA (1u << 2) /* default map where no region matches */
-#define MPU_RBAR_VALID (1u << 4)      /* take the region number from RBAR */
-#define MPU_RASR_XN (1u << 28)
+/* Memory protection unit: what cm3.h does not define */
 #define MPU_RASR_AP_NONE (0u << 24)
 #define MPU_RASR_AP_FULL (3u << 24)
 #define MPU_RASR_AP_RO (6u << 24)
 #define MPU_RASR_NORMAL_WT (1u << 17) /* TEX=0 C=1 B=0: flash */
 #define MPU_RASR_NORMAL_WB (3u << 17) /* TEX=0 C=1 B=1: SRAM */
-#define MPU_RASR_SIZE(log2) ((uint32_t)((log2) - 1) << 1)
-#define MPU_RASR_ENABLE 1u
 
 /* Sleep states as a Cortex-M3 sensor MCU would offer them, stated in
  * cycles of the 4 MHz sensor CPU the benchmarks model (one instruction
@@ -137,7 +128,8 @@ __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 64
  * trap: everything outside flash, SRAM, the peripherals and the private
  * peripheral bus (which the MPU never checks) is no-access, so a wild
  * pointer ends in a MemManage fault report naming the address (MMFAR).
- * On overlap the higher region number wins. */
+ * On overlap the higher region number wins (regions 6 and 7: the stack
+ * guards, arch/cortex-m). */
 static const struct {
     uint32_t base, attr;
 } mpu_regions[] = {

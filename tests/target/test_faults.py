@@ -39,3 +39,26 @@ def test_a_shared_stack_overflow_is_named(board_model: tuple[str, str]) -> None:
     assert "shared_overflow: back from the deep" in r.lines, r.out
     assert re.search(r"^tern: stack overflow in the shared stack: its 8-byte guard above \.bss was written "
                      r"\((\d+) of (\d+) bytes used\)$", r.out, re.M), r.out
+
+
+def test_a_main_stack_overflow_hits_the_mpu_guard(board_model: tuple[str, str]) -> None:
+    """Cortex-M's main stack (shared by every handler under fifo, priority,
+    stack, hybrid) sits at the bottom of RAM with an MPU guard below it
+    (arch/cortex-m/startup.c). A handler recursing through all of it is
+    stopped at its first write into the guard, named with the stack's size
+    and the depth; without the guard it ran on below RAM and the fault
+    report read a garbage frame (a UsageFault at PC 0)."""
+    board, model = board_model
+    if ARCH[board] != "cortex-m" or model in ("threads", "adaptive"):
+        pytest.skip("the main stack's MPU guard is Cortex-M's (thread models: test_threads.py)")
+    r = run(board, model, "main_overflow")
+    assert r.status == 4, r.out
+    assert "main_overflow: digging, 4096 bytes of stack" in r.lines, r.out
+    m = re.search(r"^tern: stack overflow in the shared stack: its 32-byte MPU guard at ([0-9a-f]{8}) was "
+                  r"written at ([0-9a-f]{8}) \((\d+) of 4096 bytes used\)$", r.out, re.M)
+    assert m, r.out
+    guard, at, used = int(m[1], 16), int(m[2], 16), int(m[3])
+    # the first write into the guard, or just below it where a frame larger
+    # than the guard jumped it and the board traps there (lm3s6965evb)
+    assert guard - 256 <= at < guard + 32 and used == guard + 4096 - at, r.out
+    assert "survived" not in r.out and "FAULT" not in r.out
