@@ -248,6 +248,9 @@ __attribute__((used)) void *thread_switch(void *sp)
         return sp;
     }
     thread_stamp now = clock_stamp(); /* the one clock read of a switch */
+#if TERN_THREAD_CAUSES
+    bool sliced = prev->expired;
+#endif
     if (prev != &idle) {
         switch_out(prev, now, still_ready);
         if (still_ready)
@@ -267,6 +270,13 @@ __attribute__((used)) void *thread_switch(void *sp)
         thread_stats.from_idle++;
     } else if (still_ready) {
         thread_stats.involuntary++;
+#if TERN_THREAD_CAUSES
+        thread_stats.preempted[prev->task]++;
+        if (sliced && prev->long_run)
+            thread_stats.sliced_long++;
+        else if (sliced)
+            thread_stats.sliced_short++;
+#endif
         tern_counters_.preemptions++;
     } else {
         thread_stats.voluntary++;

@@ -138,27 +138,38 @@ static void idle_period(tern_time start, tern_time end, uint8_t state)
 static void report_and_exit(void)
 {
     const tern_counters *c = tern_stats();
-    uint32_t vol = 0, invol = 0, in[MAX_NEIGHBOURS] = {0};
+    uint32_t vol = 0, invol = 0, sliced_long = 0, sliced_short = 0, pf = 0, evict = 0;
+    uint32_t in[MAX_NEIGHBOURS] = {0}, out[MAX_NEIGHBOURS] = {0}, sensing_out = 0;
 #if THREAD_MODEL
     const tern_thread_stats *ts = tern_thread_get_stats();
     vol = ts->voluntary + ts->from_idle;
     invol = ts->involuntary;
-    for (uint32_t k = 0; k < b.n; k++)
+    sliced_long = ts->sliced_long;
+    sliced_short = ts->sliced_short;
+    pf = ts->pf_entered;
+    evict = ts->pf_long_preempted;
+    sensing_out = ts->preempted[SENSING];
+    for (uint32_t k = 0; k < b.n; k++) {
         in[k] = ts->switched_in[FWD0 + k];
+        out[k] = ts->preempted[FWD0 + k];
+    }
 #endif
     tern_printf("SEED003 HIST sub_bits=%u\n", HIST_SUB_BITS);
     for (uint32_t i = 0; i < HIST_BUCKETS; i++)
         if (b.hist[i])
             tern_printf("H %lu %u\n", (unsigned long)i, b.hist[i]);
     for (uint32_t k = 0; k < b.n; k++)
-        tern_printf("N %lu arrivals=%lu jobs=%lu ctx=%lu e_sum=%llu e_max=%lu\n",
+        tern_printf("N %lu arrivals=%lu jobs=%lu ctx=%lu invol=%lu e_sum=%llu e_max=%lu\n",
                     (unsigned long)k, (unsigned long)b.nb[k].arrivals,
-                    (unsigned long)b.nb[k].jobs, (unsigned long)in[k],
+                    (unsigned long)b.nb[k].jobs, (unsigned long)in[k], (unsigned long)out[k],
                     (unsigned long long)b.nb[k].e_sum, (unsigned long)b.nb[k].e_max);
-    tern_printf("SEED003 END model=%s T=%llu sensing=%lu ctx_vol=%lu ctx_invol=%lu ctx=%lu "
+    tern_printf("SEED003 END model=%s T=%llu sensing=%lu ctx_vol=%lu ctx_invol=%lu "
+                "invol_sensing=%lu sliced_long=%lu sliced_short=%lu pf=%lu evict=%lu ctx=%lu "
                 "preempt=%lu idle_sum=%llu dropped=%lu\n",
                 tern_model_name, (unsigned long long)(b.t_end - b.t0),
                 (unsigned long)b.sensing, (unsigned long)vol, (unsigned long)invol,
+                (unsigned long)sensing_out, (unsigned long)sliced_long,
+                (unsigned long)sliced_short, (unsigned long)pf, (unsigned long)evict,
                 (unsigned long)c->ctx_switches, (unsigned long)c->preemptions,
                 (unsigned long long)b.idle_sum,
                 (unsigned long)(c->dropped[TERN_DROP_POOL_FULL] + c->dropped[TERN_DROP_NO_TASK]));

@@ -24,6 +24,13 @@
 #ifndef TERN_SLICE_CYCLES
 #define TERN_SLICE_CYCLES 40000u
 #endif
+/* 1: count involuntary switches by cause and by thread (sliced_long,
+ * sliced_short, preempted[] below). It costs a few instructions on every
+ * involuntary switch, so it is off unless a benchmark asks for it
+ * (bench/seed003). */
+#ifndef TERN_THREAD_CAUSES
+#define TERN_THREAD_CAUSES 0
+#endif
 /* adaptive (seed 003 5.2): every DELTA quanta a preemption-free period
  * begins, lasting at most PF_QUANTA quanta. */
 #ifndef TERN_ADAPTIVE_DELTA
@@ -88,10 +95,21 @@ typedef struct {
     uint32_t involuntary;   /* preempted while still ready: priority or slice */
     uint32_t from_idle;     /* the idle thread gave way to a woken thread */
     uint32_t slices;        /* quanta that expired with another thread waiting */
+#if TERN_THREAD_CAUSES
+    /* involuntary switches whose cause was the end of a quantum, by what the
+     * thread was when it got the CPU (seed 003 5.3): long (beta) or short
+     * (alpha); the rest of `involuntary` are priority preemptions and the
+     * long threads adaptive preempts when a period begins */
+    uint32_t sliced_long;
+    uint32_t sliced_short;
+#endif
     uint32_t pf_entered;    /* adaptive: preemption-free periods begun */
     uint32_t pf_left;       /* ... and ended */
     uint32_t pf_long_preempted; /* long threads preempted when a period began */
     uint32_t switched_in[TERN_MAX_TASKS]; /* switches that gave each task the CPU */
+#if TERN_THREAD_CAUSES
+    uint32_t preempted[TERN_MAX_TASKS];   /* involuntary switches that took it away */
+#endif
     uint32_t stack_bytes[TERN_MAX_TASKS]; /* deepest use of each task's stack */
 } tern_thread_stats;
 

@@ -48,9 +48,11 @@ def seed000_table(doc: dict[str, Any]) -> str:
 
 
 def seed003_table(doc: dict[str, Any]) -> str:
-    header = ["model", "involuntary", "voluntary", "busy [%]", "jobs", "mean processing [µs]", "p99 [µs]"]
-    rows = [[r["model"], str(r["ctx_invol"]), str(r["ctx_vol"]), f"{100 * r['busy']:.1f}", str(r["jobs"]),
-             f"{r['mean_processing_us']:.1f}", f"{r['p99_processing_us']:.1f}"] for r in doc["runs"]]  # fmt: skip
+    header = ["model", "involuntary", "of the sensing thread", "of the neighbours' threads", "voluntary",
+              "busy [%]", "jobs", "mean processing [µs]", "p99 [µs]"]  # fmt: skip
+    rows = [[r["model"], str(r["ctx_invol"]), str(r["invol_sensing"]), str(sum(r["invol_per_neighbour"])),
+             str(r["ctx_vol"]), f"{100 * r['busy']:.1f}", str(r["jobs"]), f"{r['mean_processing_us']:.1f}",
+             f"{r['p99_processing_us']:.1f}"] for r in doc["runs"]]  # fmt: skip
     return _table(header, rows)
 
 

@@ -137,6 +137,11 @@ class Run:
     model: str
     ctx_invol: int
     ctx_vol: int
+    sliced_long: int  # involuntary: a thread that got the CPU long (beta) used its quantum up
+    sliced_short: int  # ... one that got it short (alpha)
+    pf_entered: int  # adaptive's preemption-free periods
+    invol_sensing: int  # involuntary switches out of the sensing thread
+    invol_per_neighbour: list[int]  # ... out of each neighbour's forwarding thread
     ctx_per_neighbour: list[int]
     busy: float  # fraction of the window the CPU was not idle
     busy_cycles: int
@@ -178,12 +183,27 @@ def parse_output(out: str, model: str, board: Board, p: Params) -> Run:
     hist = {int(b): int(c) for b, c in BUCKET.findall(out)}
     if sum(hist.values()) != jobs:
         raise TernError(f"{where}: histogram holds {sum(hist.values())} jobs, not {jobs}")
+    invol = _int(end, "ctx_invol", where)
+    per_thread = _int(end, "invol_sensing", where) + sum(_int(f, "invol", where) for _, f in nbs)
+    if per_thread != invol:
+        raise TernError(f"{where}: {per_thread} involuntary switches out of the threads, {invol} in all")
+    sliced = _int(end, "sliced_long", where) + _int(end, "sliced_short", where)
+    # the measured threads share one level (control blocks before they
+    # start): no priority preemption, only ends of quanta and evictions
+    if sliced + _int(end, "evict", where) != invol:
+        raise TernError(f"{where}: {sliced} quanta ended and {_int(end, 'evict', where)} long threads were "
+                        f"preempted, but {invol} involuntary switches")
     cpt: Fraction = board.cycles_per_tick
     us_per_tick = cpt * 1_000_000 / board.cpu_hz
     return Run(
         model=model,
-        ctx_invol=_int(end, "ctx_invol", where),
+        ctx_invol=invol,
         ctx_vol=_int(end, "ctx_vol", where),
+        sliced_long=_int(end, "sliced_long", where),
+        sliced_short=_int(end, "sliced_short", where),
+        pf_entered=_int(end, "pf", where),
+        invol_sensing=_int(end, "invol_sensing", where),
+        invol_per_neighbour=[_int(f, "invol", where) for _, f in nbs],
         ctx_per_neighbour=[_int(f, "ctx", where) for _, f in nbs],
         busy=round((ticks - idle) / ticks, 6),
         busy_cycles=int((ticks - idle) * cpt),
@@ -255,22 +275,47 @@ def run_bench(board: Board, models: list[str], p: Params, timeout: float,
 # --------------------------------------------------------------------------- report
 
 
+def cuts(doc: dict[str, Any]) -> dict[str, float] | None:
+    """adaptive against threads, in % (None without both runs): fewer
+    involuntary switches in all ("invol"), out of the sensing thread
+    ("sensing") and out of the neighbours' forwarding threads ("neighbours",
+    seed 003 Fig. 8 and 6.1: "the total number of context switches due to
+    processing packets coming from all neighbors"), and the change of the
+    mean processing time ("slower", + is slower)."""
+    base = {r["model"]: r for r in doc["runs"]}
+    if "threads" not in base or "adaptive" not in base:
+        return None
+    t, a = base["threads"], base["adaptive"]
+
+    def cut(key: str) -> float:
+        before, after = (sum(r[key]) if isinstance(r[key], list) else r[key] for r in (t, a))
+        return 100 * (1 - after / before) if before else 0.0
+
+    return {"invol": cut("ctx_invol"), "sensing": cut("invol_sensing"),
+            "neighbours": cut("invol_per_neighbour"),
+            "slower": 100 * (a["mean_processing_us"] / t["mean_processing_us"] - 1)}
+
+
 def text_table(doc: dict[str, Any]) -> str:
-    head = (f"{'model':9} {'invol':>6} {'vol':>6} {'ctx/neighbour':>24} {'busy[%]':>8} "
-            f"{'jobs':>6} {'mean[us]':>10} {'p99[us]':>10}")
+    head = (f"{'model':9} {'invol':>6} {'sensing':>7} {'nbrs':>5} {'long':>5} {'short':>5} "
+            f"{'vol':>6} {'ctx/neighbour':>24} {'busy[%]':>8} {'jobs':>6} {'mean[us]':>10} "
+            f"{'p99[us]':>10}")
     rows = [head]
     for r in doc["runs"]:
         per = ",".join(str(c) for c in r["ctx_per_neighbour"])
-        rows.append(f"{r['model']:9} {r['ctx_invol']:>6} {r['ctx_vol']:>6} {per:>24} "
+        rows.append(f"{r['model']:9} {r['ctx_invol']:>6} {r['invol_sensing']:>7} "
+                    f"{sum(r['invol_per_neighbour']):>5} {r['sliced_long']:>5} "
+                    f"{r['sliced_short']:>5} {r['ctx_vol']:>6} {per:>24} "
                     f"{100 * r['busy']:>8.3f} {r['jobs']:>6} {r['mean_processing_us']:>10.1f} "
                     f"{r['p99_processing_us']:>10.1f}")
-    base = {r["model"]: r for r in doc["runs"]}
-    if "threads" in base and "adaptive" in base and base["threads"]["ctx_invol"]:
-        t, a = base["threads"], base["adaptive"]
-        cut = 100 * (1 - a["ctx_invol"] / t["ctx_invol"])
-        slower = 100 * (a["mean_processing_us"] / t["mean_processing_us"] - 1)
-        rows.append(f"adaptive vs threads: {cut:.1f} % fewer involuntary switches, "
-                    f"mean processing time {slower:+.1f} %")
+    rows.append("invol: involuntary switches; sensing, nbrs: of them, out of the sensing thread and "
+                "out of the neighbours' threads; long, short: of them, a quantum that ended on a "
+                "thread that got the CPU with a full one (long) or part of one (short)")
+    c = cuts(doc)
+    if c is not None:
+        rows.append(f"adaptive vs threads: {c['invol']:.1f} % fewer involuntary switches "
+                    f"({c['sensing']:.1f} % fewer out of the sensing thread, {c['neighbours']:.1f} % "
+                    f"fewer out of the neighbours' threads), mean processing time {c['slower']:+.1f} %")
     return "\n".join(rows) + "\n"
 
 
@@ -299,15 +344,19 @@ def write_plots(doc: dict[str, Any], out_dir: Path) -> list[Path]:
     ax.set_title(f"CPU work in the window ({doc['board']})")
     save(fig, "seed003-busy.png")
 
+    # Fig. 8: involuntary switches per neighbour (and of the sensing thread)
+    threaded = [r for r in runs if r["model"] in THREAD_MODELS]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    n = len(runs[0]["ctx_per_neighbour"]) if runs else 0
-    width = 0.8 / max(1, len(runs))
-    for i, r in enumerate(runs):
-        ax.bar([k + i * width for k in range(n)], r["ctx_per_neighbour"], width, label=r["model"])
-    ax.set_xticks([k + 0.4 - width / 2 for k in range(n)], [f"neighbour {k}" for k in range(n)])
-    ax.set_ylabel("switches into the thread")
+    n = len(threaded[0]["invol_per_neighbour"]) if threaded else 0
+    width = 0.8 / max(1, len(threaded))
+    for i, r in enumerate(threaded):
+        ax.bar([k + i * width for k in range(n + 1)], [*r["invol_per_neighbour"], r["invol_sensing"]],
+               width, label=r["model"])
+    ax.set_xticks([k + 0.4 - width / 2 for k in range(n + 1)], [*(f"nbr {k}" for k in range(n)), "sensing"])
+    ax.set_yscale("log")
+    ax.set_ylabel("involuntary switches out of it")
     ax.legend()
-    ax.set_title("Context switches per neighbour")
+    ax.set_title("Involuntary context switches per thread")
     save(fig, "seed003-ctx.png")
 
     fig, ax = plt.subplots(figsize=(6, 3.5))

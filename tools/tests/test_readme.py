@@ -12,7 +12,8 @@ from terntools.cli import main
 from terntools.errors import UsageError
 
 SEED003 = {"board": "mps2-an385", "unit": "instructions", "cpu_hz": 4_000_000, "runs": [
-    {"model": "threads", "ctx_invol": 1791, "ctx_vol": 4512, "ctx_per_neighbour": [1, 2, 3, 4], "busy": 0.57689,
+    {"model": "threads", "ctx_invol": 1791, "invol_sensing": 1580, "invol_per_neighbour": [50, 51, 52, 58],
+     "ctx_vol": 4512, "ctx_per_neighbour": [1, 2, 3, 4], "busy": 0.57689,
      "jobs": 3233, "mean_processing_us": 3517.94, "p99_processing_us": 19519.8},
 ]}  # fmt: skip
 MICRO = {"board": "atmega128", "unit": "cycles", "models": ["stack"], "not_run": {"threads": "no room for X"},
@@ -37,7 +38,7 @@ def test_blocks_are_rewritten_and_the_rest_kept(docs: Path) -> None:
     assert done == ["seed003 mps2-an385", "micro atmega128"]
     assert "stale numbers" not in filled
     assert filled.startswith("intro\n<!-- generated: seed003 mps2-an385 -->\n| model |")
-    assert "| threads | 1791 | 4512 | 57.7 | 3233 | 3517.9 | 19519.8 |" in filled
+    assert "| threads | 1791 | 1580 | 211 | 4512 | 57.7 | 3233 | 3517.9 | 19519.8 |" in filled
     assert "| msg_roundtrip | 614 |" in filled and "| kernel_text | 9171 B |" in filled
     assert "`threads`: not run, no room for X." in filled
     assert "\nmiddle\n" in filled and filled.endswith("<!-- end generated -->\nend\n")

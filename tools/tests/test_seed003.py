@@ -62,9 +62,10 @@ LOG = """SEED003 BEGIN model=threads duration_s=60
 SEED003 HIST sub_bits=5
 H 10 2
 H 82 1
-N 0 arrivals=2 jobs=2 ctx=5 e_sum=110 e_max=100
-N 1 arrivals=1 jobs=1 ctx=3 e_sum=10 e_max=10
-SEED003 END model=threads T=1000 sensing=1 ctx_vol=7 ctx_invol=4 ctx=11 preempt=4 idle_sum=250 dropped=0
+N 0 arrivals=2 jobs=2 ctx=5 invol=1 e_sum=110 e_max=100
+N 1 arrivals=1 jobs=1 ctx=3 invol=1 e_sum=10 e_max=10
+SEED003 END model=threads T=1000 sensing=1 ctx_vol=7 ctx_invol=4 invol_sensing=2 sliced_long=2 \
+sliced_short=2 pf=0 evict=0 ctx=11 preempt=4 idle_sum=250 dropped=0
 """
 
 
@@ -73,6 +74,8 @@ def test_parse_a_hand_made_log(mps2: Board) -> None:
     # one tick is 5/8 of a 4 MHz cycle: 0.15625 us
     assert r.jobs == r.arrivals == 3
     assert r.ctx_vol == 7 and r.ctx_invol == 4 and r.ctx_per_neighbour == [5, 3]
+    assert r.invol_sensing == 2 and r.invol_per_neighbour == [1, 1]
+    assert r.sliced_long == r.sliced_short == 2 and r.pf_entered == 0
     assert r.busy == 0.75 and r.busy_cycles == 750 * 5 // 8
     assert r.mean_processing_us == pytest.approx(40 * 0.15625, abs=0.006)  # (110 + 10) / 3 ticks
     assert r.p99_processing_us == pytest.approx(101 * 0.15625, abs=0.006)
@@ -86,6 +89,9 @@ def test_parse_a_hand_made_log(mps2: Board) -> None:
     (("H 82 1", "H 82 2"), "histogram holds 4 jobs, not 3"),
     (("idle_sum=250", "idle_sum=2500"), "not within the window"),
     (("ctx_invol=4 ", ""), "field 'ctx_invol' is missing"),
+    (("ctx=3 invol=1 ", "ctx=3 "), "field 'invol' is missing"),
+    (("invol_sensing=2", "invol_sensing=3"), "5 involuntary switches out of the threads, 4 in all"),
+    (("sliced_short=2", "sliced_short=1"), "3 quanta ended and 0 long threads were preempted"),
     (("N 1 arrivals", "X 1 arrivals"), "expected neighbour lines 0..1"),
 ])
 def test_broken_logs_are_refused_naming_the_problem(mps2: Board, change: tuple[str, str],
@@ -96,9 +102,13 @@ def test_broken_logs_are_refused_naming_the_problem(mps2: Board, change: tuple[s
 
 def test_table_compares_adaptive_with_threads(mps2: Board) -> None:
     t = seed003.parse_output(LOG, "threads", mps2, P2)
-    a = seed003.parse_output(LOG.replace("model=threads", "model=adaptive")
-                             .replace("ctx_invol=4", "ctx_invol=1"), "adaptive", mps2, P2)
+    a = seed003.parse_output(LOG.replace("model=threads", "model=adaptive").replace("ctx_invol=4", "ctx_invol=2")
+                             .replace("sliced_short=2", "sliced_short=0")
+                             .replace("N 0 arrivals=2 jobs=2 ctx=5 invol=1", "N 0 arrivals=2 jobs=2 ctx=5 invol=0")
+                             .replace("N 1 arrivals=1 jobs=1 ctx=3 invol=1", "N 1 arrivals=1 jobs=1 ctx=3 invol=0"),
+                             "adaptive", mps2, P2)  # fmt: skip
     doc = {"board": "mps2-an385", "unit": "instructions", "cpu_hz": 4000000,
            "runs": [vars(t), vars(a)]}
     text = seed003.text_table(doc)
-    assert "75.0 % fewer involuntary switches, mean processing time +0.0 %" in text
+    assert ("50.0 % fewer involuntary switches (0.0 % fewer out of the sensing thread, 100.0 % fewer out "
+            "of the neighbours' threads), mean processing time +0.0 %") in text
