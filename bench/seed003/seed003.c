@@ -139,7 +139,7 @@ static void report_and_exit(void)
 {
     const tern_counters *c = tern_stats();
     uint32_t vol = 0, invol = 0, sliced_long = 0, sliced_short = 0, pf = 0, evict = 0;
-    uint32_t in[MAX_NEIGHBOURS] = {0}, out[MAX_NEIGHBOURS] = {0}, sensing_out = 0;
+    uint32_t in[MAX_NEIGHBOURS] = {0}, out[MAX_NEIGHBOURS] = {0}, sensing_out = 0, control_out = 0;
 #if THREAD_MODEL
     const tern_thread_stats *ts = tern_thread_get_stats();
     vol = ts->voluntary + ts->from_idle;
@@ -149,6 +149,7 @@ static void report_and_exit(void)
     pf = ts->pf_entered;
     evict = ts->pf_long_preempted;
     sensing_out = ts->preempted[SENSING];
+    control_out = ts->preempted[CONTROL];
     for (uint32_t k = 0; k < b.n; k++) {
         in[k] = ts->switched_in[FWD0 + k];
         out[k] = ts->preempted[FWD0 + k];
@@ -164,11 +165,11 @@ static void report_and_exit(void)
                     (unsigned long)b.nb[k].jobs, (unsigned long)in[k], (unsigned long)out[k],
                     (unsigned long long)b.nb[k].e_sum, (unsigned long)b.nb[k].e_max);
     tern_printf("SEED003 END model=%s T=%llu sensing=%lu ctx_vol=%lu ctx_invol=%lu "
-                "invol_sensing=%lu sliced_long=%lu sliced_short=%lu pf=%lu evict=%lu ctx=%lu "
+                "invol_sensing=%lu invol_control=%lu sliced_long=%lu sliced_short=%lu pf=%lu evict=%lu ctx=%lu "
                 "preempt=%lu idle_sum=%llu dropped=%lu\n",
                 tern_model_name, (unsigned long long)(b.t_end - b.t0),
                 (unsigned long)b.sensing, (unsigned long)vol, (unsigned long)invol,
-                (unsigned long)sensing_out, (unsigned long)sliced_long,
+                (unsigned long)sensing_out, (unsigned long)control_out, (unsigned long)sliced_long,
                 (unsigned long)sliced_short, (unsigned long)pf, (unsigned long)evict,
                 (unsigned long)c->ctx_switches, (unsigned long)c->preemptions,
                 (unsigned long long)b.idle_sum,

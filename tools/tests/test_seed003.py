@@ -64,7 +64,7 @@ H 10 2
 H 82 1
 N 0 arrivals=2 jobs=2 ctx=5 invol=1 e_sum=110 e_max=100
 N 1 arrivals=1 jobs=1 ctx=3 invol=1 e_sum=10 e_max=10
-SEED003 END model=threads T=1000 sensing=1 ctx_vol=7 ctx_invol=4 invol_sensing=2 sliced_long=2 \
+SEED003 END model=threads T=1000 sensing=1 ctx_vol=7 ctx_invol=4 invol_sensing=2 invol_control=0 sliced_long=2 \
 sliced_short=2 pf=0 evict=0 ctx=11 preempt=4 idle_sum=250 dropped=0
 """
 
@@ -91,7 +91,7 @@ def test_parse_a_hand_made_log(mps2: Board) -> None:
     (("ctx_invol=4 ", ""), "field 'ctx_invol' is missing"),
     (("ctx=3 invol=1 ", "ctx=3 "), "field 'invol' is missing"),
     (("invol_sensing=2", "invol_sensing=3"), "5 involuntary switches out of the threads, 4 in all"),
-    (("sliced_short=2", "sliced_short=1"), "3 quanta ended and 0 long threads were preempted"),
+    (("sliced_short=2", "sliced_short=1"), "3 quanta ended and 0 long threads were preempted, but 4 "),
     (("N 1 arrivals", "X 1 arrivals"), "expected neighbour lines 0..1"),
 ])
 def test_broken_logs_are_refused_naming_the_problem(mps2: Board, change: tuple[str, str],
