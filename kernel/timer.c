@@ -7,15 +7,16 @@
 #include "time64.h"
 
 static tern_alarm *alarms; /* sorted by deadline, then insertion order */
-/* Ticks from program()'s clock read to the moment the hardware one-shot
- * starts counting: programmed that much shorter, the deadline interrupt
- * comes at the deadline instead of that late. */
 #if defined(__AVR__)
 typedef uint32_t timer_ticks;
 #else
 typedef tern_time timer_ticks;
-#endif
+/* Ticks from program()'s clock read to the moment the hardware one-shot
+ * starts counting: programmed that much shorter, the deadline interrupt
+ * comes at the deadline instead of that late. (The AVR port is given the
+ * deadline itself, a counter value: no lag.) */
 static timer_ticks lag;
+#endif
 /* Half a counter wrap: the furthest a deadline is ever programmed. */
 static timer_ticks horizon;
 /* The hardware one-shot is set for the current head: the clock interrupt
@@ -24,6 +25,7 @@ static bool programmed;
 
 static void program(void);
 
+#if !defined(__AVR__)
 /* The lag, measured once: the ticks of a program() bracketed by two
  * clock reads, minus two reads (each bracket holds at most one read's
  * worth besides the lag), so it is never over-estimated and a deadline
@@ -45,11 +47,14 @@ static void measure_lag(void)
     alarms = NULL;
     lag = t1 - t0 > 2 * pair ? (timer_ticks)(t1 - t0 - 2 * pair) : 0;
 }
+#endif
 
 void timer_reset(void)
 {
     horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
+#if !defined(__AVR__)
     measure_lag();
+#endif
 }
 
 tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
@@ -60,23 +65,28 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
 #if defined(__AVR__)
 /* On the 8-bit CPU in 32-bit steps on the deadline's halves, read in
  * place, `now` as two halves: passing 64-bit values around costs avr-gcc
- * most of the register file. */
+ * most of the register file. A deadline less than the horizon ahead of
+ * `now` goes to the port as what it is, a value of the 32-bit counter (the
+ * clock's low half): the port compares it with the counter it reads
+ * anyway, so `now` may be a little old (the clock interrupt's, after
+ * callbacks ran) and no lag needs subtracting. */
 static void program_at(uint32_t nl, uint32_t nh)
 {
-    uint32_t delta = horizon;
+    programmed = true;
     const tern_alarm *a = alarms;
     if (a) {
         uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
-        uint32_t lo = dl - nl; /* deadline - now, when that fits in 32 bits */
-        bool passed = dh < nh || (dh == nh && dl < nl);
-        bool near = dh == nh ? dl >= nl : dh - nh == 1 && dl < nl;
-        if (passed || (near && lo <= lag))
-            delta = 1;
-        else if (near && lo < horizon)
-            delta = lo - lag;
+        uint32_t ahead_hi = dh - nh - (dl < nl); /* of deadline - now */
+        if (ahead_hi == 0 && dl - nl < horizon) {
+            port_deadline_at(dl);
+            return;
+        }
+        if ((int32_t)ahead_hi < 0) { /* passed */
+            port_deadline_set(1);
+            return;
+        }
     }
-    port_deadline_set(delta);
-    programmed = true;
+    port_deadline_set(horizon);
 }
 
 static void program(void)

@@ -71,10 +71,10 @@ const tern_board_info port_board = {
     .hw = TERN_BOARD_HW,
 };
 
-/* A deadline closer than this is moved out to it: from reading TCNT1 to
- * writing OCR1A takes ~45 cycles (avr-objdump of port_deadline_set), and a
- * match value already passed would only match a wrap (65,536 cycles)
- * later. */
+/* A deadline closer than this (or passed) is moved out to it: from reading
+ * TCNT1 to writing OCR1A takes ~45 cycles (avr-objdump of
+ * port_deadline_at), and a match value already passed would only match a
+ * wrap (65,536 cycles) later. */
 #define DEADLINE_MIN_TICKS 80u
 
 static uint16_t clock_high; /* Timer1 wraps seen so far */
@@ -259,17 +259,21 @@ uint32_t port_counter_read(void)
 #endif
 }
 
-void port_deadline_set(uint32_t ticks)
+void port_deadline_set(uint32_t ticks) { port_deadline_at(port_counter_read() + ticks); }
+
+void port_deadline_at(uint32_t at)
 {
     uint8_t s = SREG;
     cli();
-    if (ticks < DEADLINE_MIN_TICKS)
-        ticks = DEADLINE_MIN_TICKS;
-    deadline = port_counter_read() + ticks;
+    uint32_t now = port_counter_read();
+    uint32_t ahead = at - now; /* passed: above half a wrap */
+    if (ahead < DEADLINE_MIN_TICKS || ahead > UINT32_C(1) << 31)
+        at = now + DEADLINE_MIN_TICKS;
+    deadline = at;
 #ifdef BOARD_WAKE_CYCLES
-    OCR1A = (uint16_t)(deadline - slept); /* Timer1's count, without the sleeps */
+    OCR1A = (uint16_t)(at - slept); /* Timer1's count, without the sleeps */
 #else
-    OCR1A = (uint16_t)deadline;
+    OCR1A = (uint16_t)at;
 #endif
     AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;

@@ -37,6 +37,10 @@ uint32_t port_counter_read(void);
  * counter wrap); on expiry the port calls tern_isr_enter(),
  * tern_clock_isr(), tern_isr_exit(). Replaces any earlier deadline. */
 void port_deadline_set(uint32_t ticks);
+/* Ports with a 32-bit counter (the clock's low half; the kernel uses it on
+ * the AVR): the one-shot at counter value `at`, less than half a wrap
+ * away; an `at` already passed, or too near to program, fires at once. */
+void port_deadline_at(uint32_t at);
 void port_deadline_cancel(void);
 
 /* An interrupt posted a message that must preempt up to `level`: a port
