@@ -67,7 +67,15 @@ tern_status msg_post_group(tern_task_id src, const tern_group_desc *g, uint8_t m
 
 /* Memory (slab.c, heap.c). */
 void msg_pool_init(void);
-tern_msg *msg_alloc(void);
+extern tern_msg *msg_free_list;
+/* Interrupts disabled by the callers; inline: it is a pop on every post. */
+static inline __attribute__((always_inline)) tern_msg *msg_alloc(void)
+{
+    tern_msg *m = msg_free_list;
+    if (m)
+        msg_free_list = m->next;
+    return m;
+}
 void msg_free(tern_msg *m);
 void heap_init(void);
 tern_status heap_check_owner(void *p, tern_task_id owner);
@@ -113,7 +121,7 @@ tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interr
 tern_time clock_extend(uint32_t raw);
 /* The clock's low 32 bits, interrupts masked: on a 32-bit counter the raw
  * count (clock.c only adds whole wraps above it), without the extension. */
-static inline uint32_t clock_low_irqs_off(void)
+static inline __attribute__((always_inline)) uint32_t clock_low_irqs_off(void)
 {
     return port_board.counter_bits >= 32 ? port_counter_read() : (uint32_t)clock_now_irqs_off();
 }

@@ -42,23 +42,7 @@ void port_irq_enable(void)
         avr_thread_switch_now();
     __asm__ volatile("sei" ::: "memory");
 }
-#else
-/* Critical sections: the I bit of SREG, saved with the rest of SREG. */
-tern_irq_state port_irq_save(void)
-{
-    uint8_t s = SREG;
-    __asm__ volatile("cli" ::: "memory");
-    return s;
-}
-
-void port_irq_restore(tern_irq_state s)
-{
-    __asm__ volatile("" ::: "memory");
-    SREG = (uint8_t)s;
-}
-
-void port_irq_enable(void) { __asm__ volatile("sei" ::: "memory"); }
-#endif
+#endif /* the other models': inline, tern/port.h */
 
 /* Called by tern_isr_exit() at the end of the outermost interrupt, still
  * inside it (I clear): run the preempting handlers here, above whatever

@@ -7,12 +7,38 @@
 #include "tern/idle.h"
 #include "tern/types.h"
 
+#if defined(__AVR__)
+typedef uint8_t tern_irq_state; /* SREG: one register, not four, at every critical section */
+#else
 typedef uint32_t tern_irq_state;
+#endif
 
 /* Disable interrupts, returning the previous state / restore it. */
+#if defined(__AVR__) && !defined(TERN_MODEL_threads) && !defined(TERN_MODEL_adaptive)
+/* The AVR's run-to-completion models: the I bit of SREG, saved with the
+ * rest of SREG. Inline: a call costs more than the two instructions, and
+ * a post or a dispatch passes through several critical sections. */
+static inline __attribute__((always_inline)) tern_irq_state port_irq_save(void)
+{
+    tern_irq_state s;
+    __asm__ volatile("in %0, __SREG__\n\tcli" : "=r"(s) : : "memory");
+    return s;
+}
+
+static inline __attribute__((always_inline)) void port_irq_restore(tern_irq_state s)
+{
+    __asm__ volatile("out __SREG__, %0" : : "r"(s) : "memory");
+}
+
+static inline __attribute__((always_inline)) void port_irq_enable(void)
+{
+    __asm__ volatile("sei" : : : "memory");
+}
+#else
 tern_irq_state port_irq_save(void);
 void port_irq_restore(tern_irq_state s);
 void port_irq_enable(void);
+#endif
 
 /* Static facts about the board's clock and sleep states. */
 typedef struct {
