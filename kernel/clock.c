@@ -36,6 +36,16 @@ static __attribute__((used, noinline)) tern_time extend_wrapped(uint32_t raw)
     last_raw = raw;
     return t64_join(wraps_lo | raw, wraps_hi);
 }
+
+/* The counter is 32 bits wide on the AVR boards (arch/avr/avr_board.c), so
+ * wraps_lo stays 0 and the clock's low half is the raw count. */
+uint32_t clock_high_at(uint32_t raw)
+{
+    if (raw < last_raw)
+        (void)extend_wrapped(raw);
+    last_raw = raw;
+    return wraps_hi;
+}
 #else
 static tern_time wraps;     /* sum of whole counter periods seen so far */
 static tern_time wrap_step; /* one counter period */

@@ -51,15 +51,31 @@ uint8_t tern_idle_choose(const TERN_FLASH tern_sleep_state *states, uint8_t n, t
     return best;
 }
 
+/* The idle period's end is read only for the statistics and the hook. */
+#define WAKE_STAMPED (TERN_IDLE_STATS || hook)
+
 /* Called by tern_isr_enter: the idle period ends when the CPU wakes, not
  * when the interrupt handler is done. */
 void idle_note_wake(void)
 {
     if (tern_idle_waiting) {
         tern_idle_waiting = 0;
-        wake_time = tern_now();
+        if (WAKE_STAMPED)
+            wake_time = tern_now();
     }
 }
+
+#if defined(__AVR__)
+/* The same with the clock (lo, hi) that the interrupt has read already. */
+void idle_note_wake_at(uint32_t lo, uint32_t hi)
+{
+    tern_idle_waiting = 0;
+    if (WAKE_STAMPED) {
+        memcpy(&wake_time, &lo, sizeof lo);
+        memcpy((uint8_t *)&wake_time + 4, &hi, sizeof hi);
+    }
+}
+#endif
 
 bool idle_once(void)
 {

@@ -168,9 +168,11 @@ void tern_alarm_cancel(tern_alarm *a)
 #if defined(__AVR__)
 /* On the 8-bit CPU, the clock as two 32-bit halves and the alarm's 64-bit
  * fields read in place (a 64-bit value in a struct costs avr-gcc a
- * register file's worth of moves and a libgcc compare). Interrupts stay
- * masked throughout, so a read after a callback is only the counter, the
- * clock's low half: less than a wrap has passed since the last one. */
+ * register file's worth of moves and a libgcc compare). The clock is
+ * read once, by the vector: after a callback, the alarms due at that
+ * read run; one that came due only since is left to the port, which is
+ * given its deadline and fires at once when it has passed
+ * (port_deadline_at), so no read is spent on the common case of none. */
 static void clock_isr(uint32_t nl, uint32_t nh)
 {
     programmed = false; /* the one-shot that brought us here has fired */
@@ -189,11 +191,6 @@ static void clock_isr(uint32_t nl, uint32_t nh)
             insert(a);
         }
         a->fn(a, a->arg);
-        if (alarms) {
-            uint32_t c = port_counter_read();
-            nh += c < nl;
-            nl = c;
-        }
     }
     if (!programmed)
         program_at(nl, nh);
@@ -206,11 +203,14 @@ void tern_clock_isr(void)
 }
 
 /* A vector that read the counter to check its deadline passes that read,
- * interrupts masked since: extended, it is the clock (no second read). */
-void tern_clock_isr_at(uint32_t counter)
+ * interrupts masked since: it is the clock and the wake-up (no second
+ * read). */
+void tern_clock_vector(uint32_t counter)
 {
-    tern_time now = clock_extend(counter);
-    clock_isr((uint32_t)now, t64_hi(now));
+    uint32_t high = clock_high_at(counter);
+    isr_enter_at(counter, high);
+    clock_isr(counter, high);
+    tern_isr_exit();
 }
 #else
 static void clock_isr(tern_time now)
@@ -232,8 +232,6 @@ static void clock_isr(tern_time now)
 }
 
 void tern_clock_isr(void) { clock_isr(tern_now()); }
-
-void tern_clock_isr_at(uint32_t counter) { clock_isr(clock_extend(counter)); }
 #endif
 
 static void timer_fired(tern_alarm *a, void *arg)

@@ -305,13 +305,11 @@ tern_time avr_timer1_capture_time(uint16_t icr)
 ISR(TIMER1_COMPA_vect)
 {
     /* A match of the low 16 bits in an earlier counter period. */
-    if ((int32_t)(port_counter_read() - deadline) < 0)
+    uint32_t now = port_counter_read();
+    if ((int32_t)(now - deadline) < 0)
         return;
     AVR_TIMER1_IMSK &= (uint8_t)~_BV(OCIE1A);
-    tern_isr_enter();
-    /* read again: tern_isr_enter may have extended a later one (idle wake) */
-    tern_clock_isr_at(port_counter_read());
-    tern_isr_exit();
+    tern_clock_vector(now); /* that read is the clock: no second one */
 }
 
 /* --- Sleep ---------------------------------------------------------------- */

@@ -114,9 +114,11 @@ _Noreturn void port_exit(int status);
 void tern_isr_enter(void);
 void tern_isr_exit(void);
 void tern_clock_isr(void);
-/* The same, from a vector that has read the counter (port_counter_read())
- * and kept interrupts masked since: the kernel takes that as the clock. */
-void tern_clock_isr_at(uint32_t counter);
+/* Ports with a 32-bit counter (the AVR): the whole deadline interrupt,
+ * tern_isr_enter(), tern_clock_isr() and tern_isr_exit(), for a vector that
+ * has read the counter (port_counter_read()) and kept interrupts masked
+ * since: that one read is the clock, and the idle period's end. */
+void tern_clock_vector(uint32_t counter);
 void tern_sched_preempt(void);
 /* Hardware-dispatch ports: the vector of task level `level` was taken. */
 void tern_sched_dispatch_level(uint8_t level);
