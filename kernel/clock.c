@@ -39,12 +39,22 @@ static __attribute__((used, noinline)) tern_time extend_wrapped(uint32_t raw)
 
 /* The counter is 32 bits wide on the AVR boards (arch/avr/avr_board.c), so
  * wraps_lo stays 0 and the clock's low half is the raw count. */
-uint32_t clock_high_at(uint32_t raw)
+static __attribute__((noinline)) void clock_wrapped_at(tern_time *t, uint32_t raw)
 {
-    if (raw < last_raw)
-        (void)extend_wrapped(raw);
+    (void)extend_wrapped(raw);
+    memcpy(t, &raw, sizeof raw);
+    memcpy((uint8_t *)t + 4, &wraps_hi, sizeof wraps_hi);
+}
+
+void clock_at(tern_time *t, uint32_t raw)
+{
+    if (raw < last_raw) {
+        clock_wrapped_at(t, raw); /* a tail call: raw is not kept across it */
+        return;
+    }
     last_raw = raw;
-    return wraps_hi;
+    memcpy(t, &raw, sizeof raw);
+    memcpy((uint8_t *)t + 4, &wraps_hi, sizeof wraps_hi);
 }
 #else
 static tern_time wraps;     /* sum of whole counter periods seen so far */

@@ -66,11 +66,12 @@ void idle_note_wake(void)
 }
 
 #if defined(__AVR__)
-/* The same with the clock (lo, hi) that the interrupt has read already. */
-void idle_note_wake_at(uint32_t lo, uint32_t hi)
+/* The same with the clock that the interrupt has read already. */
+void idle_note_wake_at(const tern_time *now)
 {
     tern_idle_waiting = 0;
     if (WAKE_STAMPED) {
+        uint32_t lo = t64_lo_at(now), hi = t64_hi_at(now); /* 4-byte copies inline */
         memcpy(&wake_time, &lo, sizeof lo);
         memcpy((uint8_t *)&wake_time + 4, &hi, sizeof hi);
     }

@@ -120,12 +120,12 @@ tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interr
  * earlier than the last one extended (a vector that has read it already). */
 tern_time clock_extend(uint32_t raw);
 #if defined(__AVR__)
-/* The same for the AVR's 32-bit counter, as halves: the clock is
- * (returned high half, raw); no 64-bit value through registers. */
-uint32_t clock_high_at(uint32_t raw);
-/* tern_isr_enter for a vector that read the clock (lo, hi) (msg.c). */
-void isr_enter_at(uint32_t lo, uint32_t hi);
-void idle_note_wake_at(uint32_t lo, uint32_t hi);
+/* The same for the AVR's 32-bit counter, written to *t in place: no
+ * 64-bit value through registers. */
+void clock_at(tern_time *t, uint32_t raw);
+/* tern_isr_enter for a vector that read the clock *now (msg.c). */
+void isr_enter_at(const tern_time *now);
+void idle_note_wake_at(const tern_time *now);
 #endif
 /* The clock's low 32 bits, interrupts masked: on a 32-bit counter the raw
  * count (clock.c only adds whole wraps above it), without the extension. */

@@ -180,11 +180,11 @@ void tern_isr_enter(void)
 #if defined(__AVR__)
 /* The same when the vector has read the clock: the idle period ends at
  * that read, without another. */
-void isr_enter_at(uint32_t lo, uint32_t hi)
+void isr_enter_at(const tern_time *now)
 {
     tern_isr_nesting++;
     if (tern_idle_waiting)
-        idle_note_wake_at(lo, hi);
+        idle_note_wake_at(now);
     tern_counters_.interrupts++;
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }

@@ -17,8 +17,13 @@ typedef tern_time timer_ticks;
  * deadline itself, a counter value: no lag.) */
 static timer_ticks lag;
 #endif
-/* Half a counter wrap: the furthest a deadline is ever programmed. */
+/* Half a counter wrap: the furthest a deadline is ever programmed. A
+ * constant on the AVR, whose boards all count 32 bits (avr_board.c). */
+#if defined(__AVR__)
+#define horizon (UINT32_C(1) << 31)
+#else
 static timer_ticks horizon;
+#endif
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
 static bool programmed;
@@ -51,8 +56,8 @@ static void measure_lag(void)
 
 void timer_reset(void)
 {
-    horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
 #if !defined(__AVR__)
+    horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
     measure_lag();
 #endif
 }
@@ -70,29 +75,41 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
  * clock's low half): the port compares it with the counter it reads
  * anyway, so `now` may be a little old (the clock interrupt's, after
  * callbacks ran) and no lag needs subtracting. */
-static void program_at(uint32_t nl, uint32_t nh)
+static void program_at(const tern_time *now)
 {
     programmed = true;
+    uint32_t nl = t64_lo_at(now);
     const tern_alarm *a = alarms;
     if (a) {
-        uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
-        uint32_t ahead_hi = dh - nh - (dl < nl); /* of deadline - now */
-        if (ahead_hi == 0 && dl - nl < horizon) {
-            port_deadline_at(dl);
+        /* The high halves first, then the low ones only when they decide:
+         * few 32-bit values live at once (avr-gcc saves a register file's
+         * worth around the 64-bit difference). */
+        uint32_t hd = t64_hi_at(&a->deadline) - t64_hi_at(now);
+        if ((int32_t)hd < 0) {
+            port_deadline_at(nl); /* passed: the port fires at once */
             return;
         }
-        if ((int32_t)ahead_hi < 0) { /* passed */
-            port_deadline_set(1);
-            return;
+        if (hd <= 1) {
+            uint32_t dl = t64_lo_at(&a->deadline);
+            bool borrow = dl < nl;
+            if (borrow == (hd != 0)) { /* now <= deadline < now + 2^32 */
+                if (dl - nl < horizon) {
+                    port_deadline_at(dl);
+                    return;
+                }
+            } else if (hd == 0) {
+                port_deadline_at(nl); /* passed */
+                return;
+            }
         }
     }
-    port_deadline_set(horizon);
+    port_deadline_at(nl + horizon);
 }
 
 static void program(void)
 {
     tern_time now = tern_now();
-    program_at((uint32_t)now, t64_hi(now));
+    program_at(&now);
 }
 #else
 static void program_at(tern_time now)
@@ -173,33 +190,47 @@ void tern_alarm_cancel(tern_alarm *a)
  * read run; one that came due only since is left to the port, which is
  * given its deadline and fires at once when it has passed
  * (port_deadline_at), so no read is spent on the common case of none. */
-static void clock_isr(uint32_t nl, uint32_t nh)
+static tern_time isr_now; /* the clock at the deadline interrupt */
+
+/* Is alarm a due at isr_now? */
+static inline __attribute__((always_inline)) bool due(const tern_alarm *a)
+{
+    uint32_t dh = t64_hi_at(&a->deadline), nh = t64_hi_at(&isr_now);
+    return dh < nh || (dh == nh && t64_lo_at(&a->deadline) <= t64_lo_at(&isr_now));
+}
+
+/* A periodic alarm's next deadline, one period on: out of line, so that
+ * the clock interrupt keeps few registers live when none is periodic. */
+static __attribute__((noinline)) void rearm(tern_alarm *a)
+{
+    uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
+    uint32_t dl = t64_lo_at(&a->deadline) + pl;
+    uint32_t dh = t64_hi_at(&a->deadline) + ph + (dl < pl);
+    memcpy(&a->deadline, &dl, sizeof dl);
+    memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
+    insert(a);
+}
+
+static void clock_isr(void)
 {
     programmed = false; /* the one-shot that brought us here has fired */
     tern_alarm *a;
-    while ((a = alarms) != NULL) {
-        uint32_t dh = t64_hi_at(&a->deadline);
-        if (dh > nh || (dh == nh && t64_lo_at(&a->deadline) > nl))
-            break;
-        unlink_alarm(a);
-        uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
-        if (pl | ph) {
-            uint32_t dl = t64_lo_at(&a->deadline) + pl;
-            dh += ph + (dl < pl);
-            memcpy(&a->deadline, &dl, sizeof dl);
-            memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
-            insert(a);
-        }
+    while ((a = alarms) != NULL && due(a)) {
+        alarms = a->next; /* unlink_alarm of the head, without the walk */
+        a->armed = 0;
+        programmed = false; /* a callback may have programmed it for a */
+        if (t64_lo_at(&a->period) | t64_hi_at(&a->period))
+            rearm(a);
         a->fn(a, a->arg);
     }
     if (!programmed)
-        program_at(nl, nh);
+        program_at(&isr_now);
 }
 
 void tern_clock_isr(void)
 {
-    tern_time now = tern_now();
-    clock_isr((uint32_t)now, t64_hi(now));
+    isr_now = tern_now();
+    clock_isr();
 }
 
 /* A vector that read the counter to check its deadline passes that read,
@@ -207,9 +238,9 @@ void tern_clock_isr(void)
  * read). */
 void tern_clock_vector(uint32_t counter)
 {
-    uint32_t high = clock_high_at(counter);
-    isr_enter_at(counter, high);
-    clock_isr(counter, high);
+    clock_at(&isr_now, counter);
+    isr_enter_at(&isr_now);
+    clock_isr();
     tern_isr_exit();
 }
 #else

@@ -223,10 +223,10 @@ static uint16_t last_low;
 
 ISR(TIMER1_OVF_vect) { (void)port_counter_read(); }
 
-uint32_t port_counter_read(void)
+/* Interrupts masked by the caller; inline in the two functions below (a
+ * call would make port_deadline_at save the registers it keeps). */
+static inline __attribute__((always_inline)) uint32_t counter_read(void)
 {
-    uint8_t s = SREG;
-    cli();
 #ifdef BOARD_WAKE_CYCLES
     bool accounted = save_pending;
     if (accounted)
@@ -251,12 +251,19 @@ uint32_t port_counter_read(void)
             d = c.v + DEADLINE_MIN_TICKS;
         OCR1A = (uint16_t)d;
     }
-    SREG = s;
     return c.v + slept;
 #else
-    SREG = s;
     return c.v;
 #endif
+}
+
+uint32_t port_counter_read(void)
+{
+    uint8_t s = SREG;
+    cli();
+    uint32_t c = counter_read();
+    SREG = s;
+    return c;
 }
 
 void port_deadline_set(uint32_t ticks) { port_deadline_at(port_counter_read() + ticks); }
@@ -265,7 +272,7 @@ void port_deadline_at(uint32_t at)
 {
     uint8_t s = SREG;
     cli();
-    uint32_t now = port_counter_read();
+    uint32_t now = counter_read();
     uint32_t ahead = at - now; /* passed: above half a wrap */
     if (ahead < DEADLINE_MIN_TICKS || ahead > UINT32_C(1) << 31)
         at = now + DEADLINE_MIN_TICKS;
