@@ -113,7 +113,10 @@ typedef struct {
     uint32_t stack_bytes[TERN_MAX_TASKS]; /* deepest use of each task's stack */
 } tern_thread_stats;
 
-/* Fills stack_bytes by scanning the painted stacks. */
+/* Fills stack_bytes by scanning the painted stacks (a few instructions per
+ * unused stack word) and returns the kernel's own statistics: the
+ * counters in it are updated in place, so a caller that needs only them
+ * may keep the pointer and read them with interrupts masked. */
 const tern_thread_stats *tern_thread_get_stats(void);
 
 /* adaptive: true while a preemption-free period runs. */
