@@ -9,6 +9,7 @@
 #   TERN_CPU_FLAGS         compile and link flags for the CPU
 #   TERN_LINK_FLAGS        linker script and other link-only flags
 #   TERN_LINK_LIBS         libraries after the objects (libgcc, libc)
+#   TERN_LTO_FLAGS         link-time optimisation (compile and link), if any
 
 set(TERN_BOARD_DIR ${CMAKE_SOURCE_DIR}/boards/${TERN_BOARD})
 include(${CMAKE_SOURCE_DIR}/cmake/models.cmake)
@@ -30,8 +31,8 @@ function(tern_add_app name)
     TERN_MODEL_${TERN_MODEL}=1
     TERN_MODEL_NAME="${TERN_MODEL}" TERN_BOARD_NAME="${TERN_BOARD}")
   target_compile_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_WARNINGS}
-    -Os -g -ffunction-sections -fdata-sections)
-  target_link_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_LINK_FLAGS}
+    -Os -g -ffunction-sections -fdata-sections ${TERN_LTO_FLAGS})
+  target_link_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_LINK_FLAGS} ${TERN_LTO_FLAGS} -Os
     -nostartfiles -Wl,--gc-sections
     -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${name}.map)
   target_link_libraries(${target} PRIVATE ${TERN_LINK_LIBS})
