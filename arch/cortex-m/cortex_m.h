@@ -31,8 +31,14 @@ typedef void (*cm_vector)(void);
 void cm_reset(void);
 void cm_fault(void);          /* HardFault, MemManage, BusFault, UsageFault */
 void cm_unexpected_irq(void); /* any vector nobody should raise */
-void cm_level_irq(void);      /* the dispatch vector of every task level */
-void cm_test_irq(void);       /* software-triggered device interrupts */
+/* The dispatch vector of task level k, and of software-triggered
+ * interrupt k; the arrays list them by k (startup.c checks the board's
+ * table against them). */
+void cm_level_irq0(void), cm_level_irq1(void), cm_level_irq2(void), cm_level_irq3(void),
+    cm_level_irq4(void), cm_level_irq5(void), cm_level_irq6(void), cm_level_irq7(void);
+void cm_test_irq0(void), cm_test_irq1(void);
+extern const cm_vector cm_level_vectors[TERN_PRIO_LEVELS];
+extern const cm_vector cm_test_vectors[TERN_SWIRQS];
 /* PendSV: the thread models' context switch (context_cm.c); in the other
  * models a weak alias of cm_unexpected_irq. */
 void cm_pendsv(void);

@@ -37,15 +37,26 @@ void port_set_level(int8_t level)
     cm_set_basepri(level < 0 ? 0u : CM_PRIO_LEVEL(level));
 }
 
-/* The vector of a task level: run that level's queued messages, nested
- * on the main stack like any interrupt. Its level follows from the NVIC
- * priority startup.c gave it (CM_PRIO_LEVEL), which is quicker than
- * searching board_level_irq. */
-void cm_level_irq(void)
-{
-    uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
-    tern_sched_dispatch_level((uint8_t)(TERN_PRIO_LEVELS - (NVIC_IPR8(irq) >> 4)));
-}
+/* The vectors of the task levels: run that level's queued messages,
+ * nested on the main stack like any interrupt. One stub per level, so the
+ * level is a constant rather than something to look up on every dispatch
+ * (issue 17). The board's table lists them in level order. */
+#define LEVEL_VECTOR(k) \
+    void cm_level_irq##k(void) { tern_sched_dispatch_level(k); }
+LEVEL_VECTOR(0)
+LEVEL_VECTOR(1)
+LEVEL_VECTOR(2)
+LEVEL_VECTOR(3)
+LEVEL_VECTOR(4)
+LEVEL_VECTOR(5)
+LEVEL_VECTOR(6)
+LEVEL_VECTOR(7)
+_Static_assert(TERN_PRIO_LEVELS == 8, "one LEVEL_VECTOR per task level");
+
+const cm_vector cm_level_vectors[TERN_PRIO_LEVELS] = {
+    cm_level_irq0, cm_level_irq1, cm_level_irq2, cm_level_irq3,
+    cm_level_irq4, cm_level_irq5, cm_level_irq6, cm_level_irq7,
+};
 
 /* Spin rather than WFI: under QEMU -icount sleep=off a WFI advances
  * virtual time by twice the time to the next deadline. The chosen sleep
@@ -112,14 +123,18 @@ void port_swirq_raise(unsigned k)
     cm_dsb_isb();
 }
 
-void cm_test_irq(void)
+/* One vector per software-triggered interrupt, like a device's own: no
+ * search for which one fired. */
+static inline __attribute__((always_inline)) void test_irq(unsigned k)
 {
-    uint32_t irq = (cm_get_ipsr() & 0x1ffu) - 16u;
-    unsigned k = 0;
-    while (k + 1 < TERN_SWIRQS && board_test_irq[k] != irq)
-        k++;
     tern_isr_enter();
     if (swirq_fn[k])
         swirq_fn[k](swirq_arg[k]);
     tern_isr_exit();
 }
+
+void cm_test_irq0(void) { test_irq(0); }
+void cm_test_irq1(void) { test_irq(1); }
+_Static_assert(TERN_SWIRQS == 2, "one cm_test_irq per software-triggered interrupt");
+
+const cm_vector cm_test_vectors[TERN_SWIRQS] = {cm_test_irq0, cm_test_irq1};

@@ -69,20 +69,21 @@ void cm_reset(void)
 }
 
 /* The board's table and its IRQ lists must agree: a level whose vector is
- * not cm_level_irq would never dispatch. Checked once, at boot. */
+ * not its cm_level_irq<k> would never dispatch (or dispatch another
+ * level). Checked once, at boot. */
 static void check_vectors(void)
 {
     for (int k = 0; k < TERN_PRIO_LEVELS; k++) {
-        if (board_vectors[16 + board_level_irq[k]] != cm_level_irq) {
-            tern_printf("tern: vector of IRQ %u (task level %d) is not cm_level_irq\n",
-                        board_level_irq[k], k);
+        if (board_vectors[16 + board_level_irq[k]] != cm_level_vectors[k]) {
+            tern_printf("tern: vector of IRQ %u (task level %d) is not cm_level_irq%d\n",
+                        board_level_irq[k], k, k);
             port_exit(CM_EXIT_FAULT);
         }
     }
     for (int k = 0; k < TERN_SWIRQS; k++) {
-        if (board_vectors[16 + board_test_irq[k]] != cm_test_irq) {
-            tern_printf("tern: vector of IRQ %u (test interrupt %d) is not cm_test_irq\n",
-                        board_test_irq[k], k);
+        if (board_vectors[16 + board_test_irq[k]] != cm_test_vectors[k]) {
+            tern_printf("tern: vector of IRQ %u (test interrupt %d) is not cm_test_irq%d\n",
+                        board_test_irq[k], k, k);
             port_exit(CM_EXIT_FAULT);
         }
     }

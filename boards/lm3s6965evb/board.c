@@ -97,9 +97,7 @@ static void deadline_irq(void);
 
 /* QEMU's NVIC for this machine has 64 external lines; every one has a
  * vector, so a stray interrupt is reported rather than jumping to 0. */
-#define LEVEL cm_level_irq
 #define UNUSED cm_unexpected_irq
-#define TEST cm_test_irq
 __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 64] = {
     CM_CORE_VECTORS(cm_unexpected_irq),
     /* 0-7: GPIO A-E, UART0, UART1, SSI0 */
@@ -111,12 +109,13 @@ __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 64
     UNUSED, UNUSED, UNUSED, deadline_irq, UNUSED, UNUSED, UNUSED, UNUSED,
     /* 24-26: Timer 2B, comparators 0-1; 27: level 0; 28-31: system
      * control, flash, GPIO F-G */
-    UNUSED, UNUSED, UNUSED, LEVEL, UNUSED, UNUSED, UNUSED, UNUSED,
+    UNUSED, UNUSED, UNUSED, cm_level_irq0, UNUSED, UNUSED, UNUSED, UNUSED,
     /* 32: level 1; 33: UART2; 34: level 2; 35-38: Timer 3A-3B, I2C1, QEI1 */
-    LEVEL, UNUSED, LEVEL, UNUSED, UNUSED, UNUSED, UNUSED,
+    cm_level_irq1, UNUSED, cm_level_irq2, UNUSED, UNUSED, UNUSED, UNUSED,
     /* 39-41: levels 3-5; 42-43: Ethernet, hibernation; 44-45: levels 6-7;
      * 46-47: test interrupts */
-    LEVEL, LEVEL, LEVEL, UNUSED, UNUSED, LEVEL, LEVEL, TEST, TEST,
+    cm_level_irq3, cm_level_irq4, cm_level_irq5, UNUSED, UNUSED, cm_level_irq6,
+    cm_level_irq7, cm_test_irq0, cm_test_irq1,
     /* 48-63: beyond the LM3S6965's table */
     UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
     UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,

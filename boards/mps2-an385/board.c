@@ -59,7 +59,6 @@ const uint8_t board_test_irq[TERN_SWIRQS] = {24, 25};
 
 static void deadline_irq(void);
 
-#define LEVEL cm_level_irq
 #define UNUSED cm_unexpected_irq
 __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 32] = {
     CM_CORE_VECTORS(cm_unexpected_irq),
@@ -68,9 +67,10 @@ __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 32
     /* 8: TIMER0 (clock, no interrupt), 9: TIMER1 (deadline), 10-15 */
     UNUSED, deadline_irq, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
     /* 16-23: task levels 0..7 */
-    LEVEL, LEVEL, LEVEL, LEVEL, LEVEL, LEVEL, LEVEL, LEVEL,
+    cm_level_irq0, cm_level_irq1, cm_level_irq2, cm_level_irq3,
+    cm_level_irq4, cm_level_irq5, cm_level_irq6, cm_level_irq7,
     /* 24-25: test interrupts, 26-31 */
-    cm_test_irq, cm_test_irq, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
+    cm_test_irq0, cm_test_irq1, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
 };
 
 void board_init(void)
