@@ -195,9 +195,13 @@ typedef struct {
 } msg_stack_top;
 
 /* Run m's handler nested on the shared stack above *top, counting a
- * preemption of task `below` unless it is TERN_NO_TASK. Called and returns
- * with interrupts disabled; the handler runs with them enabled. */
-MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below)
+ * preemption of task `below` unless it is TERN_NO_TASK. `masked`: the
+ * hardware already masks m's level and below (the level's own dispatch
+ * vector runs it), so the level need not be set before the handler; it is
+ * still restored after, since a nested handler may have raised it. Called
+ * and returns with interrupts disabled; the handler runs with them
+ * enabled. */
+MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below, bool masked)
 {
     tern_tcb *t = &tern_tasks[m->dst];
     msg_stack_top prev = *top;
@@ -211,7 +215,8 @@ MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below
         tern_counters_.preemptions++;
         tern_trace(TERN_EV_PREEMPT, m->dst, below);
     }
-    port_set_level(top->level);
+    if (!masked)
+        port_set_level(top->level);
     msg_handler_start(m);
     port_irq_enable();
 

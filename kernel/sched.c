@@ -63,7 +63,7 @@ tern_msg *sched_take_task_message(tern_task_id id)
 
 /* Run one message's handler nested on the shared stack, above the handler
  * that runs now. */
-static void run_msg(tern_msg *m) { msg_run_nested(&top, m, top.task); }
+static void run_msg(tern_msg *m) { msg_run_nested(&top, m, top.task, false); }
 
 /* Run every queued message allowed above `floor`, highest first: what the
  * stack model does when a handler returns. */
@@ -102,8 +102,10 @@ void tern_sched_dispatch_level(uint8_t level)
     tern_irq_state s = port_irq_save();
     int8_t floor = top.level;
     tern_msg **pp;
-    while ((pp = pick(floor)) != NULL && (*pp)->prio >= level)
-        run_msg(msg_take_waiting(pp));
+    while ((pp = pick(floor)) != NULL && (*pp)->prio >= level) {
+        tern_msg *m = msg_take_waiting(pp);
+        msg_run_nested(&top, m, top.task, m->prio == level);
+    }
     if (pp)
         port_dispatch((*pp)->prio);
     port_irq_restore(s);

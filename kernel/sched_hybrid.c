@@ -152,7 +152,7 @@ static void run_msg(tern_msg *m)
 {
     /* what it preempts: the handler below, else a task's thread */
     tern_task_id below = top.task != TERN_NO_TASK || !any_thread ? top.task : sched_thread_task();
-    msg_run_nested(&top, m, below);
+    msg_run_nested(&top, m, below, false);
 }
 
 static void drain_above(int8_t floor)
