@@ -34,8 +34,7 @@ void port_irq_enable(void) { __asm volatile("cpsie i" ::: "memory"); }
  * out, as NVIC_ISPR would need. */
 PORT_HOT void port_dispatch(uint8_t level)
 {
-    NVIC_STIR = board_level_irq[level];
-    cm_dsb_isb();
+    cm_pend_irq(board_level_irq[level]);
 }
 
 PORT_HOT void port_set_level(int8_t level)
@@ -125,8 +124,7 @@ void port_swirq_set(unsigned k, tern_swirq_fn fn, void *arg)
 
 void port_swirq_raise(unsigned k)
 {
-    NVIC_STIR = board_test_irq[k];
-    cm_dsb_isb();
+    cm_pend_irq(board_test_irq[k]);
 }
 
 /* One vector per software-triggered interrupt, like a device's own: no
