@@ -30,6 +30,9 @@ function(tern_add_app name)
   target_compile_definitions(${target} PRIVATE TERN_RUN_LIMIT_S=${TERN_APP_RUN_LIMIT_S}
     TERN_MODEL_${TERN_MODEL}=1
     TERN_MODEL_NAME="${TERN_MODEL}" TERN_BOARD_NAME="${TERN_BOARD}")
+  if(TERN_ARCH IN_LIST TERN_HYBRID_ARCHS) # dispatch vectors: sched.c pends them from a post
+    target_compile_definitions(${target} PRIVATE TERN_PORT_HW_DISPATCH=1)
+  endif()
   target_compile_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_WARNINGS}
     -Os -g -ffunction-sections -fdata-sections ${TERN_LTO_FLAGS})
   target_link_options(${target} PRIVATE ${TERN_CPU_FLAGS} ${TERN_LINK_FLAGS} ${TERN_LTO_FLAGS} -Os

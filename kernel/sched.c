@@ -7,15 +7,22 @@
 
 static tern_msg *queue;          /* ready messages, in policy order */
 static msg_stack_top top = {TERN_LEVEL_IDLE, TERN_NO_TASK}; /* the handler running now */
+#if !TERN_PORT_HW_DISPATCH
+/* Software dispatch: what the interrupts posted, run when the outermost
+ * one returns. A hardware-dispatch port pends the level's vector at once
+ * instead: the vector cannot preempt a device interrupt anyway. */
 static bool dispatch_pending;
 static uint8_t dispatch_level;
+#endif
 
 void sched_reset(void)
 {
     msg_reset();
     queue = NULL;
     top = (msg_stack_top){TERN_LEVEL_IDLE, TERN_NO_TASK};
+#if !TERN_PORT_HW_DISPATCH
     dispatch_pending = false;
+#endif
 }
 
 tern_task_id tern_self(void) { return tern_isr_nesting ? TERN_NO_TASK : top.task; }
@@ -125,9 +132,13 @@ MSG_STEP void place(tern_msg *m, bool enqueue_only, bool from_isr)
     }
     enqueue(m);
     if (now) {
+#if TERN_PORT_HW_DISPATCH
+        port_dispatch(m->prio);
+#else
         if (!dispatch_pending || m->prio > dispatch_level)
             dispatch_level = m->prio;
         dispatch_pending = true;
+#endif
     } else {
         tern_counters_.queued++;
     }
@@ -188,8 +199,12 @@ void sched_drop_task_messages(tern_task_id id)
 void tern_isr_exit(void)
 {
     tern_trace(TERN_EV_IRQ_EXIT, 0, 0);
+#if TERN_PORT_HW_DISPATCH
+    --tern_isr_nesting;
+#else
     if (--tern_isr_nesting == 0 && dispatch_pending) {
         dispatch_pending = false;
         port_dispatch(dispatch_level);
     }
+#endif
 }

@@ -70,8 +70,9 @@ void port_deadline_at(uint32_t at);
 void port_deadline_cancel(void);
 
 /* An interrupt posted a message that must preempt up to `level`: a port
- * with hardware dispatch pends the vector of that level; a software port
- * calls tern_sched_preempt() (after the interrupt's own work). */
+ * with hardware dispatch (built with TERN_PORT_HW_DISPATCH=1, called from
+ * the post) pends the vector of that level; a software port calls
+ * tern_sched_preempt() (called when the outermost interrupt returns). */
 void port_dispatch(uint8_t level);
 /* The running dispatch level changed (-1 = none): a hardware-dispatch port
  * masks the vectors of levels <= level. */
