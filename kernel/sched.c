@@ -119,7 +119,8 @@ void tern_sched_dispatch_level(uint8_t level)
 }
 
 /* A made message goes to the queue, or runs at once when it may preempt
- * (a post from an interrupt only marks the dispatch for tern_isr_exit). */
+ * (a post from an interrupt pends the level's vector on a hardware-dispatch
+ * port, else marks the dispatch for tern_isr_exit). */
 MSG_STEP void place(tern_msg *m, bool enqueue_only, bool from_isr)
 {
     bool now = !enqueue_only && !tern_tasks[m->dst].active &&
