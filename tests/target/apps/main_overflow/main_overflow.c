@@ -7,16 +7,7 @@
 #include "cortex_m.h" /* port_stack_size */
 #include "tern/port.h"
 #include "tern/tern.h"
-
-static uint32_t dig(uint32_t n)
-{
-    volatile uint8_t buf[64];
-    for (unsigned i = 0; i < sizeof buf; i++)
-        buf[i] = (uint8_t)n;
-    if (n == 0)
-        return buf[0];
-    return dig(n - 1) + buf[63];
-}
+#include "../dig.h"
 
 static tern_status digger(void *state, tern_msg *m)
 {

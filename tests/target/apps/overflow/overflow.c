@@ -10,20 +10,12 @@
 #include "tern/tern.h"
 #include "tern/thread.h"
 
+#include "../dig.h"
+
 #define FRAMES 12 /* about 80 bytes each: ~960 bytes, well past 512 */
 #ifndef DEEP_STACK
 #define DEEP_STACK 512
 #endif
-
-static uint32_t dig(uint32_t n)
-{
-    volatile uint8_t buf[64];
-    for (unsigned i = 0; i < sizeof buf; i++)
-        buf[i] = (uint8_t)n;
-    if (n == 0)
-        return buf[0];
-    return dig(n - 1) + buf[63];
-}
 
 static tern_status deep(void *state, tern_msg *m)
 {
