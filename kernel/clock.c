@@ -39,11 +39,16 @@ static __attribute__((used, noinline)) tern_time extend_wrapped(uint32_t raw)
 
 /* The counter is 32 bits wide on the AVR boards (arch/avr/avr_board.c), so
  * wraps_lo stays 0 and the clock's low half is the raw count. */
+static inline __attribute__((always_inline)) void store_at(tern_time *t, uint32_t raw)
+{
+    memcpy(t, &raw, sizeof raw);
+    memcpy((uint8_t *)t + 4, &wraps_hi, sizeof wraps_hi);
+}
+
 static __attribute__((noinline)) void clock_wrapped_at(tern_time *t, uint32_t raw)
 {
     (void)extend_wrapped(raw);
-    memcpy(t, &raw, sizeof raw);
-    memcpy((uint8_t *)t + 4, &wraps_hi, sizeof wraps_hi);
+    store_at(t, raw);
 }
 
 void clock_at(tern_time *t, uint32_t raw)
@@ -53,8 +58,7 @@ void clock_at(tern_time *t, uint32_t raw)
         return;
     }
     last_raw = raw;
-    memcpy(t, &raw, sizeof raw);
-    memcpy((uint8_t *)t + 4, &wraps_hi, sizeof wraps_hi);
+    store_at(t, raw);
 }
 #else
 static tern_time wraps;     /* sum of whole counter periods seen so far */
@@ -152,8 +156,6 @@ tern_time tern_now(void)
 /* The hot paths (posting) already run with interrupts masked: no second
  * save/restore. */
 tern_time clock_now_irqs_off(void) { return extend(port_counter_read()); }
-
-tern_time clock_extend(uint32_t raw) { return extend(raw); }
 #endif
 
 uint32_t tern_clock_hz(void) { return port_board.clock_hz; }

@@ -116,10 +116,10 @@ void app_reset(void);
 /* Time (clock.c, timer.c). */
 void clock_init(void);
 tern_time clock_now_irqs_off(void); /* tern_now() for callers that masked interrupts */
-/* The clock at a counter value read with interrupts masked since, no
- * earlier than the last one extended (a vector that has read it already). */
-tern_time clock_extend(uint32_t raw);
 #if defined(__AVR__)
+/* The clock at a counter value read with interrupts masked since, no
+ * earlier than the last one extended (clock.c's assembly clock reads). */
+tern_time clock_extend(uint32_t raw);
 /* The same for the AVR's 32-bit counter, written to *t in place: no
  * 64-bit value through registers. */
 void clock_at(tern_time *t, uint32_t raw);
