@@ -61,7 +61,7 @@ static const TERN_FLASH tern_sleep_state sleep_states[] = {
 };
 #endif
 
-const tern_board_info port_board = {
+const TERN_FLASH tern_board_info port_board = {
     .clock_hz = F_CPU,
     .counter_bits = 32,
     .cycles_per_tick_num = 1, /* kernel/clock.c counts on it (TICK_IS_CYCLE) */

@@ -55,7 +55,9 @@ typedef struct {
      * module_hw entry of a multi-processor app may claim for it. */
     uint8_t hw;
 } tern_board_info;
-extern const tern_board_info port_board;
+/* Constant, so TERN_FLASH: on the AVR it is read in place from flash
+ * (13 bytes of RAM otherwise); a no-op elsewhere. */
+extern const TERN_FLASH tern_board_info port_board;
 
 /* Free-running up-counter, counter_bits wide. */
 uint32_t port_counter_read(void);
