@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
 from terntools import (avrprofile, bipsbench, build, comos, executor, itrace, micro, perfetto, readme, scenario, seed000,
-                       seed000_report, seed000_verdict, seed001, seed001_gpio, seed003, sim, simbench, sizes, soak,
-                       timeline, trace)
+                       seed000_report, seed000_targets, seed000_verdict, seed001, seed001_gpio, seed003, sim, simbench,
+                       sizes, soak, timeline, trace)
 from terntools import comos_memory, comos_migration, comos_psync, comos_ssl  # noqa: F401  (`tern bench comos` experiments)
 from terntools.boards import Board, load_board
 from terntools.errors import TernError, UsageError
@@ -230,12 +230,20 @@ def cmd_bench_seed000(args: argparse.Namespace) -> int:
             logs_dir=args.logs,
             scheduler=args.scheduler,
         )
+        commit = seed000.source_commit(repo_root())
         result = seed000.run_sweep(plan, progress_stream=sys.stderr, root=repo_root())
         doc, failures = result.doc, result.failures
+        for run in doc["runs"]:
+            run["commit"] = commit
         try:  # RAM for the verdict: `tern size` of every image that ran
             doc["sizes"] = seed000.image_sizes(board, dict.fromkeys(r["model"] for r in doc["runs"]), repo_root())
         except TernError as exc:
             print(f"tern bench seed000: no image sizes: {exc}", file=sys.stderr)
+    if args.merge:
+        doc = seed000.merge(_load_results(args.merge), doc)
+    if args.issue17:
+        board17 = load_board(args.board or doc["board"])
+        doc["issue17"] = seed000_targets.measure(board17, repo_root(), seed000.source_commit(repo_root()))
     _report(doc, args)
     problems = seed000.check_results(doc)
     for p in problems:
@@ -611,6 +619,14 @@ def build_parser() -> Parser:
                     "model wins E_t, sd(E_t), I_o and RAM, by how much, beside the paper's TinyOS and MANTIS")
     s0.add_argument("--from-json", type=Path, metavar="FILE",
                     help="do not run: report on the results of an earlier --json")
+    s0.add_argument("--merge", type=Path, metavar="FILE",
+                    help="the runs of an earlier --json, with this sweep's (or --from-json's) points put in place of the "
+                    "same (model, n, l_s): a document whose runs may differ in length and commit (each run records "
+                    "both)")
+    s0.add_argument("--issue17", action="store_true",
+                    help="also measure issue 17's other ATmega128 targets (apps/ordering's interrupt-to-handler "
+                    "latency and seed000_bare's size, stack and fifo) and the floors of bench/floor/avr_floor.c, "
+                    "into the JSON's 'issue17' block; works with --from-json")
     s0.set_defaults(func=cmd_bench_seed000, prog_name="tern bench seed000")
     s3 = bench_sub.add_parser("seed003", help="seed 003's high-load node: threads vs adaptive and the others",
                               description="Build bench/seed003 for each model and run it once: a long sensing "

@@ -9,6 +9,7 @@ A generated table sits between two marker lines,
 
 whose first names the table kind and the board; everything between them
 is replaced. Kinds: seed000 (docs/seed000/BOARD.json, headline runs),
+seed000targets (the same JSON: issue 17's targets, met or missed),
 seed003 (docs/seed003/BOARD.json), micro (docs/micro/BOARD.json).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from terntools import seed000_targets
 from terntools.errors import UsageError
 from terntools.seed000_report import headline_runs
 
@@ -45,6 +47,14 @@ def seed000_table(doc: dict[str, Any]) -> str:
              f"{r['I_t']:.2f}", f"{r['I_max']:.2f}", f"{r['I_o']:.2f}", str(r["ctx_switches"])]
             for r in headline_runs(doc["runs"])]  # fmt: skip
     return _table(header, rows)
+
+
+def seed000_targets_table(doc: dict[str, Any]) -> str:
+    """Issue 17's targets, measured and marked; the reasons are in the report (docs/seed000/BOARD.md)."""
+    verdict = {None: "n/a", True: "met", False: "**missed**"}
+    lines = ["| target | measured | |", "|---|---|---|"]
+    lines += [f"| {r.what} | {r.measured} | {verdict[r.met]} |" for r in seed000_targets.rows(doc)]
+    return "\n".join(lines)
 
 
 def seed003_table(doc: dict[str, Any]) -> str:
@@ -75,9 +85,12 @@ def micro_table(doc: dict[str, Any]) -> str:
 
 KINDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "seed000": seed000_table,
+    "seed000targets": seed000_targets_table,
     "seed003": seed003_table,
     "micro": micro_table,
 }
+# the docs/ directory of a kind's JSON, where it is not the kind's own name
+SOURCE_DIR = {"seed000targets": "seed000"}
 
 
 def fill(text: str, docs_dir: Path) -> tuple[str, list[str]]:
@@ -89,7 +102,7 @@ def fill(text: str, docs_dir: Path) -> tuple[str, list[str]]:
         kind, board = m[1], m[2]
         if kind not in KINDS:
             raise UsageError(f"README block '{kind} {board}': unknown kind (known: {', '.join(KINDS)})")
-        path = docs_dir / kind / f"{board}.json"
+        path = docs_dir / SOURCE_DIR.get(kind, kind) / f"{board}.json"
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:

@@ -802,3 +802,36 @@ def parse_models(text: str) -> list[str]:
 
 def default_jobs() -> int:
     return os.cpu_count() or 1
+
+
+def source_commit(root: Path) -> str:
+    """The commit the images were built from: `git rev-parse --short HEAD`,
+    with "+changes" when tracked files differ from it; "unknown" outside git."""
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--"], capture_output=True)
+    except FileNotFoundError:
+        return "unknown"
+    if head.returncode != 0:
+        return "unknown"
+    return head.stdout.strip() + ("+changes" if dirty.returncode == 1 else "")
+
+
+def merge(base: dict[str, Any], new: dict[str, Any], models: Sequence[str] = KNOWN_MODELS) -> dict[str, Any]:
+    """base's sweep with new's runs in place of the same (model, n, l_s), and
+    any point base lacks added. Each run keeps its own samples and commit, so
+    a document can hold runs of different lengths: its top-level samples is
+    then the list of the lengths it holds. Failures and skipped models are
+    new's (a failed point of new keeps base's run)."""
+    if (base.get("board"), base.get("cpu_hz")) != (new.get("board"), new.get("cpu_hz")):
+        raise UsageError(f"cannot merge a sweep of {new.get('board')} into one of {base.get('board')}")
+    by_key = {(r["model"], r["n"], r["l_s_ms"]): r for r in base["runs"]}
+    by_key.update({(r["model"], r["n"], r["l_s_ms"]): r for r in new["runs"]})
+    order = {m: i for i, m in enumerate(models)}
+    runs = sorted(by_key.values(), key=lambda r: (order.get(r["model"], len(order)), r["n"], r["l_s_ms"]))
+    lengths = sorted({r["samples"] for r in runs if "samples" in r})
+    doc = {**base, **{k: v for k, v in new.items() if k != "runs"}, "runs": runs}
+    doc["samples"] = lengths[0] if len(lengths) == 1 else lengths
+    if "sizes" in base or "sizes" in new:
+        doc["sizes"] = {**base.get("sizes", {}), **new.get("sizes", {})}
+    return doc

@@ -22,6 +22,7 @@ matplotlib.use("Agg")  # files only; never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from terntools import seed000_targets  # noqa: E402
 from terntools.metrics import L_P_CYCLES  # noqa: E402
 
 Run = dict[str, Any]
@@ -61,17 +62,52 @@ def _cell(run: Run, key: str, fmt: str, scale: float) -> str:
     return format(value * scale, fmt)
 
 
+# Shown only when the runs differ in them (a document merged from sweeps of
+# different lengths or commits: `tern bench seed000 --merge`).
+PROVENANCE: tuple[tuple[str, str, str, float], ...] = (("periods", "samples", "d", 1.0), ("commit", "commit", "s", 1.0))
+
+
+def _columns(runs: Sequence[Run]) -> tuple[tuple[str, str, str, float], ...]:
+    varying = tuple(c for c in PROVENANCE if len({str(r.get(c[1])) for r in runs}) > 1)
+    return COLUMNS + varying
+
+
 def table_rows(runs: Sequence[Run]) -> list[list[str]]:
     """Header row then one row of cells per run."""
-    rows = [[c[0] for c in COLUMNS]]
-    rows += [[_cell(r, key, fmt, scale) for _, key, fmt, scale in COLUMNS] for r in runs]
+    columns = _columns(runs)
+    rows = [[c[0] for c in columns]]
+    rows += [[_cell(r, key, fmt, scale) for _, key, fmt, scale in columns] for r in runs]
     return rows
+
+
+def provenance(runs: Sequence[Run]) -> str:
+    """How long each run is and which commit it ran on, grouped: one phrase
+    when every run agrees, else one per group naming its runs."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in runs:
+        groups.setdefault((str(r.get("samples", "n/a")), str(r.get("commit", "not recorded"))), []).append(r)
+    if len(groups) == 1:
+        (samples, commit), = groups
+        return f"Samples (1 s sensing periods) per run: {samples}, commit {commit}."
+    parts = []
+    headline = {id(r) for r in headline_runs(runs)}
+    named = [{id(r) for r in g} == headline for g in groups.values()]
+    for ((samples, commit), group), is_headline in zip(groups.items(), named):
+        if is_headline:
+            which = "the headline runs (n = 1, 8; l_s = 1, 75 ms)"
+        elif len(groups) == 2 and any(named):
+            which = f"the other {len(group)} runs"
+        else:
+            which = f"{len(group)} runs"
+        parts.append(f"{samples} sensing periods of 1 s, commit {commit}: {which}")
+    return ("The runs differ in length and commit (the periods and commit columns say which is which): "
+            + "; ".join(parts) + ".")
 
 
 def text_table(runs: Sequence[Run]) -> str:
     """Fixed-width table for the terminal: model/n left, numbers right-aligned."""
     rows = table_rows(runs)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
         cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
@@ -81,7 +117,7 @@ def text_table(runs: Sequence[Run]) -> str:
 
 def markdown_table(runs: Sequence[Run]) -> str:
     rows = table_rows(runs)
-    out = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"]
+    out = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] + ["---:"] * (len(rows[0]) - 1)) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(out) + "\n"
 
@@ -319,8 +355,8 @@ def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir:
         f"# Seed 000 benchmark on {doc['board']}",
         "",
         f"Board `{doc['board']}`, time unit of the emulator: {doc['unit']}; scenario CPU {doc['cpu_hz'] / 1e6:g} MHz "
-        f"(times in µs of that CPU). Samples (1 s sensing periods) per run: {doc.get('samples', 'n/a')}, "
-        f"seed {doc.get('seed', 'n/a')}. Model mapping to the paper: TinyOS = `{TINYOS}`, MANTIS = `{MANTIS}`."
+        f"(times in µs of that CPU). {provenance(runs)} Arrival seed {doc.get('seed', 'n/a')}. "
+        f"Model mapping to the paper: TinyOS = `{TINYOS}`, MANTIS = `{MANTIS}`."
         + (
             f" There is no `{MANTIS}` run here, so the comparisons set `{idx.preemptive()}` (preemptive) "
             "against it in MANTIS' place."
@@ -347,6 +383,8 @@ def markdown_report(doc: dict[str, Any], plots: Sequence[Path] = (), report_dir:
     for t in targets(idx, doc["cpu_hz"]):
         lines.append(f"| {t.what} | {t.measured} | {_verdict(t.met)} |")
     lines.append("")
+    if doc.get("issue17") or doc["board"] == "atmega128":
+        lines += seed000_targets.markdown(doc)
     if plots:
         lines += ["## Plots", ""]
         for p in plots:

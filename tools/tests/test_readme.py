@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from test_report import run
+from test_seed000_targets import run as targets_run
 
 from terntools import readme
 from terntools.cli import main
@@ -50,6 +51,19 @@ def test_seed000_block_holds_the_headline_runs_only(docs: Path) -> None:
     filled, _ = readme.fill("<!-- generated: seed000 mps2-an385 -->\n<!-- end generated -->\n", docs)
     rows = [ln for ln in filled.splitlines() if ln.startswith("| fifo") or ln.startswith("| stack")]
     assert [ln.split(" | ")[1:3] for ln in rows] == [["1", "1 ms"], ["1", "75 ms"], ["8", "1 ms"], ["8", "75 ms"]] * 2
+
+
+def test_seed000targets_block_reads_the_seed000_json(tmp_path: Path) -> None:
+    (tmp_path / "seed000").mkdir()
+    doc = {"board": "atmega128", "cpu_hz": 4_000_000, "runs": [targets_run("stack", 1, 75, E_t=1050.0)]}
+    (tmp_path / "seed000" / "atmega128.json").write_text(json.dumps(doc))
+    filled, done = readme.fill("<!-- generated: seed000targets atmega128 -->\n<!-- end generated -->\n", tmp_path)
+    assert done == ["seed000targets atmega128"]
+    rows = filled.splitlines()[3:-1]
+    assert rows[0] == "| stack E_t, n = 1, l_s = 75 ms <= 1,050 µs (50 periods, abc) | 1,050.0 µs | met |"
+    # no n = 8 run and no issue17 block: those targets are n/a, not met
+    assert "| threads I_o, n = 8, l_s = 75 ms <= fifo + 3.5 | not run | n/a |" in rows
+    assert "| seed000_bare flash <= 9,000 B / RAM <= 283 B, fifo | not measured | n/a |" in rows
 
 
 def test_a_missing_result_or_kind_is_named(docs: Path) -> None:

@@ -145,3 +145,19 @@ def test_headline_is_the_lightest_and_busiest_node_at_short_and_long_sensing() -
     assert text.index("## Headline (n = 1, 8; l_s = 1, 75 ms)") < text.index("## Results")
     # a sweep that is its own headline gets no second copy
     assert "## Headline" not in report.markdown_report(DOC)
+
+
+def test_a_merged_document_says_which_run_has_which_length_and_commit() -> None:
+    headline = [run(m, n, ls, samples=50, commit="bbb") for m in ("fifo", "stack") for n in (1, 8) for ls in (1, 75)]
+    rest = [run("fifo", 2, 1, samples=10, commit="aaa"), run("stack", 2, 75, samples=10, commit="aaa")]
+    runs = headline[:4] + rest[:1] + headline[4:] + rest[1:]
+    assert report.provenance(runs) == (
+        "The runs differ in length and commit (the periods and commit columns say which is which): "
+        "50 sensing periods of 1 s, commit bbb: the headline runs (n = 1, 8; l_s = 1, 75 ms); "
+        "10 sensing periods of 1 s, commit aaa: the other 2 runs.")  # fmt: skip
+    lines = report.markdown_table(runs).splitlines()
+    assert lines[0].endswith("| dropped | periods | commit |") and lines[1] == "|---|" + "---:|" * 15
+    assert lines[2].endswith("| 0 | 50 | bbb |")
+    # one length and one commit: no extra columns, one phrase
+    assert report.provenance(rest[:1]) == "Samples (1 s sensing periods) per run: 10, commit aaa."
+    assert report.markdown_table(rest).splitlines()[0].endswith("| dropped |")

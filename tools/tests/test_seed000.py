@@ -437,3 +437,30 @@ def test_run_sweep_skips_models_the_board_does_not_list(tmp_path: Path, mps2: Bo
     plan = seed000.SweepPlan(board=board, models=["threads"], ns=[1], ls_ms=[1], samples=2)
     result = seed000.run_sweep(plan, progress_stream=io.StringIO(), root=tmp_path, builder=builder)
     assert result.skipped == ["threads"] and result.doc["runs"] == []
+
+
+def _sweep(samples: int, commit: str, *points: tuple[str, int, int]) -> dict[str, Any]:
+    runs = [{"model": m, "n": n, "l_s_ms": ls, "samples": samples, "commit": commit, "E_t": float(samples)}
+            for m, n, ls in points]  # fmt: skip
+    return {"board": "atmega128", "unit": "cycles", "cpu_hz": 4_000_000, "samples": samples, "runs": runs,
+            "failures": [], "sizes": {m: {"ram": samples} for m, _, _ in points}}  # fmt: skip
+
+
+def test_merge_puts_the_new_points_in_place_and_keeps_the_rest() -> None:
+    base = _sweep(10, "aaa", ("threads", 1, 1), ("fifo", 1, 1), ("fifo", 8, 75))
+    new = _sweep(50, "bbb", ("fifo", 8, 75), ("stack", 8, 75))
+    doc = seed000.merge(base, new)
+    # the models' order, then n, then l_s; one record per point, each with its own length and commit
+    assert [(r["model"], r["n"], r["l_s_ms"], r["samples"], r["commit"]) for r in doc["runs"]] == [
+        ("fifo", 1, 1, 10, "aaa"), ("fifo", 8, 75, 50, "bbb"), ("stack", 8, 75, 50, "bbb"), ("threads", 1, 1, 10, "aaa"),
+    ]  # fmt: skip
+    assert doc["samples"] == [10, 50]
+    assert doc["sizes"] == {"threads": {"ram": 10}, "fifo": {"ram": 50}, "stack": {"ram": 50}}
+    assert base["runs"][2]["samples"] == 10  # the inputs are left alone
+    assert seed000.merge(base, _sweep(10, "ccc", ("fifo", 1, 1)))["samples"] == 10
+
+
+def test_merge_refuses_another_board() -> None:
+    other = {**_sweep(10, "x", ("fifo", 1, 1)), "board": "mps2-an385"}
+    with pytest.raises(UsageError, match="cannot merge a sweep of mps2-an385 into one of atmega128"):
+        seed000.merge(_sweep(10, "x", ("fifo", 1, 1)), other)
