@@ -211,6 +211,12 @@ def rows(doc: dict[str, Any]) -> list[Row]:
                 why += f"; fifo's run has {fifo8['samples']} periods, {model}'s {run['samples']}: not comparable"
             why += (f"; fifo ran {fifo8['jobs']:,} jobs and dropped {fifo8['dropped']}, {model} ran {run['jobs']:,} "
                     f"and dropped {run['dropped']}, with {run['ctx_switches']:,} context switches")  # fmt: skip
+            more = int(run["jobs"]) - int(fifo8["jobs"])
+            if more > 0:
+                cost = _cycles_per_job(run, cpu_hz)
+                cycles = float(run["T_s"]) * cpu_hz
+                why += (f"; the {more:,} jobs fifo did not run cost {model} {more:,} x {cost:,.0f} / {cycles:,.0f} = "
+                        f"{100 * more * cost / cycles:.2f} points")  # fmt: skip
         out.append(Row(f"{what} ({_periods(run)})", f"{i_o:.2f} points (bound {bound:.2f})", i_o <= bound, why))
 
     irq: dict[str, int] = extra.get("irq_to_handler_idle", {})

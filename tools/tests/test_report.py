@@ -161,3 +161,17 @@ def test_a_merged_document_says_which_run_has_which_length_and_commit() -> None:
     # one length and one commit: no extra columns, one phrase
     assert report.provenance(rest[:1]) == "Samples (1 s sensing periods) per run: 10, commit aaa."
     assert report.markdown_table(rest).splitlines()[0].endswith("| dropped |")
+
+
+def test_targets_do_not_set_runs_of_different_length_against_each_other() -> None:
+    runs = [run("threads", 1, 1, E_t=1000.0, samples=50, commit="b"), run("threads", 1, 5, E_t=1400.0, samples=10, commit="a"),
+            run("threads", 1, 100, E_t=1410.0, samples=10, commit="a"),
+            run("fifo", 8, 75, I_o=20.0, samples=50, commit="b"), run("stack", 8, 75, I_o=20.2, samples=50, commit="b"),
+            run("fifo", 8, 100, I_o=20.0, samples=10, commit="a"), run("stack", 8, 100, I_o=25.0, samples=50, commit="b")]  # fmt: skip
+    got = {t.what: (t.measured, t.met) for t in report.targets(report.RunIndex(runs), 4_000_000)}
+    # 1 ms (50 periods) against 100 ms (10) would be 1.41: only the 5 and 100 ms runs of one sweep count
+    assert got["`threads` E_t at n = 1 stays flat (within 5 % from the shortest to the longest l_s)"] == (
+        "100 ms / 5 ms = 1.007", True)
+    # stack's 25.0 at l_s = 100 ms is of another sweep than fifo's 20.0 there
+    assert got["I_o of `stack` <= I_o of `fifo` + 0.5 points, every n and l_s"] == (
+        "largest excess +0.20 points (n = 8, l_s = 75 ms)", True)
