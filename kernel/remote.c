@@ -36,6 +36,9 @@ static bool rx_waiting;                  /* a received frame was refused for roo
 static uint8_t rx_skip;                  /* members of that multicast already served */
 static tern_remote_counters counters;
 static uint8_t frozen[(TERN_MAX_TASKS + 7) / 8]; /* per task: its messages wait here */
+/* Per bus address: the processor NACKed a frame, it has no power
+ * (tern_remote_nack); up again when a frame comes from it. */
+static uint8_t down[(TERN_REMOTE_PROCESSORS_MAX + 7) / 8];
 
 static msg_remote_ops ops;
 
@@ -45,6 +48,12 @@ static tern_task_id owner_of(tern_task_id src)
 }
 
 static void drop(tern_remote_drop_reason why) { counters.dropped[why]++; }
+
+/* A broadcast (TERN_BUS_ALL) is never down: it reaches whoever is there. */
+static bool is_down(uint8_t address)
+{
+    return address < TERN_REMOTE_PROCESSORS_MAX && (down[address >> 3] & (1u << (address & 7)));
+}
 
 /* --- The bus queue ----------------------------------------------------------- */
 
@@ -59,6 +68,17 @@ static void queue_insert(tern_msg *m)
     *pp = m;
     if (++counters.queue_depth > counters.max_queue_depth)
         counters.max_queue_depth = counters.queue_depth;
+}
+
+/* Take *pp out of the queue and free it with its payload. */
+static void queue_remove(tern_msg **pp)
+{
+    tern_msg *m = *pp;
+    *pp = m->next;
+    counters.queue_depth--;
+    if (m->payload)
+        heap_free(m->payload);
+    msg_free(m);
 }
 
 /* CRC-16/CCITT-FALSE (polynomial 0x1021, initial 0xFFFF), a byte at a
@@ -128,9 +148,7 @@ static bool deliver_here(tern_msg *m)
         counters.rx_frames++;
     else
         count_refusal(st);
-    if (m->payload)
-        heap_free(m->payload); /* deliver() gave the task its own copy */
-    return true;
+    return true; /* deliver() gave the task its own copy: the caller frees m's */
 }
 
 /* A unicast to a task the migrator froze waits (tern_remote_freeze). */
@@ -161,10 +179,13 @@ static void pump(void)
                 waiting = true; /* no room yet: again later, in order */
                 pp = &m->next;
             } else {
-                *pp = m->next;
-                counters.queue_depth--;
-                msg_free(m);
+                queue_remove(pp);
             }
+            continue;
+        }
+        if (is_down((uint8_t)m->posted)) { /* it would never leave */
+            drop(TERN_REMOTE_DROP_PEER_DOWN);
+            queue_remove(pp);
             continue;
         }
         tern_bus_result r = transmit((uint8_t)m->posted, kind, m->src, m->dst, m->port,
@@ -176,11 +197,7 @@ static void pump(void)
             break;
         }
         busy_looks = 0;
-        *pp = m->next;
-        counters.queue_depth--;
-        if (m->payload)
-            heap_free(m->payload);
-        msg_free(m);
+        queue_remove(pp);
     }
     if ((waiting || rx_waiting) && !retry.armed) {
         /* A bus busy for BUSY_LOOKS retries in a row is stuck (a processor
@@ -213,6 +230,12 @@ static tern_status bus_send(uint8_t dst, uint8_t kind, tern_task_id src, uint8_t
         tern_status st = heap_check_owner(payload, owner_of(src));
         if (st != TERN_OK)
             return st;
+    }
+    if (!held_back(kind, to) && is_down(dst)) {
+        /* Its processor has no power: no use queueing for it. A frozen
+         * task's messages still wait, for wherever it goes. */
+        drop(TERN_REMOTE_DROP_PEER_DOWN);
+        return TERN_ETIMEOUT;
     }
     if (!queue && !held_back(kind, to)) {
         tern_bus_result r = transmit(dst, kind, src, to, port, payload, (uint8_t)len);
@@ -410,10 +433,27 @@ static bool receive_multicast(tern_task_id src, uint8_t group, const uint8_t *da
     return true;
 }
 
+void tern_remote_nack(uint8_t address, bool ours)
+{
+    tern_irq_state s = port_irq_save();
+    if (bus && address < bus->count && address != bus->address) {
+        if (ours)
+            drop(TERN_REMOTE_DROP_PEER_DOWN); /* the frame, lost on the bus */
+        down[address >> 3] |= (uint8_t)(1u << (address & 7));
+        pump(); /* what waits for it goes, what waits behind it leaves */
+    }
+    port_irq_restore(s);
+}
+
+bool tern_remote_peer_down(uint8_t address) { return bus && is_down(address); }
+
 bool tern_remote_receive(uint8_t src_address, const uint8_t *frame, uint8_t len)
 {
-    (void)src_address; /* the frame names its task; the address is the bus's business */
     tern_irq_state s = port_irq_save();
+    /* A frame from it: it has power again (restarted). The frame names its
+     * task; the address is otherwise the bus's business. */
+    if (src_address < TERN_REMOTE_PROCESSORS_MAX)
+        down[src_address >> 3] &= (uint8_t)~(1u << (src_address & 7));
     if (!started) { /* no tasks yet: the bus holds it until the app starts */
         counters.rx_deferred++;
         port_irq_restore(s);
@@ -512,7 +552,7 @@ static msg_remote_ops ops = {
 
 tern_status tern_remote_attach(const tern_bus *b)
 {
-    if (!b || !b->send || b->address >= b->count ||
+    if (!b || !b->send || b->address >= b->count || b->count > TERN_REMOTE_PROCESSORS_MAX ||
         b->frame_max <= TERN_REMOTE_HEADER || b->frame_max > TERN_REMOTE_FRAME_MAX)
         return TERN_EINVAL;
     if (msg_remote && started) /* tern_init() clears msg_remote */
@@ -528,6 +568,7 @@ tern_status tern_remote_attach(const tern_bus *b)
     memset(group_prio, 0, sizeof group_prio);
     memset(&counters, 0, sizeof counters);
     memset(frozen, 0, sizeof frozen);
+    memset(down, 0, sizeof down);
     tern_alarm_init(&retry, retry_fires, NULL);
     ops.address = b->address;
     ops.count = b->count;
@@ -596,12 +637,8 @@ tern_status tern_remote_forget(tern_task_id id)
             pp = &m->next;
             continue;
         }
-        *pp = m->next;
-        counters.queue_depth--;
         drop(TERN_REMOTE_DROP_KILLED);
-        if (m->payload)
-            heap_free(m->payload);
-        msg_free(m);
+        queue_remove(pp);
     }
     tcbs[id].module = TERN_REMOTE_NONE;
     port_irq_restore(s);
@@ -638,6 +675,7 @@ const char *tern_remote_drop_name(tern_remote_drop_reason r)
         [TERN_REMOTE_DROP_REFUSED] = "refused",
         [TERN_REMOTE_DROP_KILLED] = "task_killed",
         [TERN_REMOTE_DROP_BAD_CRC] = "bad_crc",
+        [TERN_REMOTE_DROP_PEER_DOWN] = "peer_down",
     };
     return (unsigned)r < TERN_REMOTE_DROP_REASONS ? names[r] : "?";
 }

@@ -312,9 +312,15 @@ static tern_status busy(void *state, tern_msg *m)
     (void)state;
     if (m->port != PORT_IN)
         return TERN_OK;
-    /* Before printing, which takes long enough for frames to arrive. */
-    if (post(B_OUT_LOW, 'L', 1) != TERN_OK || post(B_OUT_MID, 'L', 3) != TERN_OK ||
-        post(B_OUT_HIGH, 'L', 5) != TERN_OK)
+    /* Before printing, which takes long enough for frames to arrive; all
+     * three at once: the R frames come every TDMA slot (300 us), and on the
+     * 7.37 MHz ATmega128 a frame's interrupt (its delivery at the same
+     * priority) could otherwise come between two of these posts. */
+    tern_irq_state s = port_irq_save();
+    bool posted = post(B_OUT_LOW, 'L', 1) == TERN_OK && post(B_OUT_MID, 'L', 3) == TERN_OK &&
+                  post(B_OUT_HIGH, 'L', 5) == TERN_OK;
+    port_irq_restore(s);
+    if (!posted)
         bad("local post", 0, 0);
     tern_printf("modules 1: busy starts\n");
     port_work((uint32_t)tern_ticks_to_cycles(ms(20))); /* the frames from module 1 arrive meanwhile */

@@ -28,6 +28,7 @@ _Static_assert(BOARD_BUS_INT != BOARD_SWIRQ0_INT && BOARD_BUS_INT != BOARD_SWIRQ
 static procbus_config cfg;
 static bool ready;
 static uint8_t my_address, n_processors;
+static uint8_t last_dst; /* of the frame in flight: whom a NACK is about */
 static procbus_counters counters;
 /* The frame read off the bus. With cfg.rx_fn, held_len > 0 while rx_fn has
  * not taken it: it stays on the bus, unreleased, until it does. */
@@ -102,16 +103,30 @@ static void rx_one(void)
     counters.rx_frames++;
 }
 
+/* The last frame sent was not acknowledged: its destination has no power
+ * (tern_simavr_abi.h, TERN_BUS_TX_NACK). The frame is lost: counted, and
+ * told to the bus manager, whose message it was. */
+static void tx_nacked(void)
+{
+    REG(TERN_BUS_TX_NACK_CLEAR_ADDR) = 1;
+    counters.tx_nacked++;
+    if (cfg.nack_fn)
+        cfg.nack_fn(last_dst);
+}
+
 /* One frame per interrupt: the pin rises again after RX_NEXT while frames
  * wait, so each has its own edge, and the handler's time is bounded by one
- * 64-byte copy. */
+ * 64-byte copy. A NACK raises the pin too, or comes with a frame's edge. */
 static void rx_irq(void)
 {
+    uint8_t status = REG(TERN_BUS_STATUS_ADDR);
+    if (status & TERN_BUS_TX_NACK)
+        tx_nacked();
     if (held_len)
         offer_held();
-    else if (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY)
+    else if (status & TERN_BUS_RX_READY)
         rx_one();
-    else
+    else if (!(status & TERN_BUS_TX_NACK))
         counters.rx_spurious++;
 }
 
@@ -140,13 +155,16 @@ static procbus_status send(uint8_t dst, const uint8_t *head, uint8_t head_len,
     /* One frame at a time in the bus's TX registers: a handler or an
      * interrupt that sends meanwhile must not interleave its bytes. */
     tern_irq_state s = port_irq_save();
-    if (!(REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE)) {
+    /* A NACK not yet reported waits for the bus interrupt (or poll), which
+     * tells the bus manager: not from inside its own send. */
+    if ((REG(TERN_BUS_STATUS_ADDR) & (TERN_BUS_TX_FREE | TERN_BUS_TX_NACK)) != TERN_BUS_TX_FREE) {
         counters.tx_busy++;
         port_irq_restore(s);
         return PROCBUS_EBUSY;
     }
     uint8_t errors = REG(TERN_BUS_ERRORS_ADDR);
     REG(TERN_BUS_TX_DST_ADDR) = dst;
+    last_dst = dst;
     for (uint8_t i = 0; i < head_len; i++)
         REG(TERN_BUS_TX_DATA_ADDR) = head[i];
     for (uint8_t i = 0; i < body_len; i++)
@@ -198,14 +216,18 @@ procbus_status procbus_claim(uint8_t kind, procbus_rx_fn fn)
     return slot < PROCBUS_CLAIMS ? PROCBUS_OK : PROCBUS_EINVAL;
 }
 
-bool procbus_tx_free(void) { return ready && (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_TX_FREE); }
+bool procbus_tx_free(void)
+{
+    return ready && (REG(TERN_BUS_STATUS_ADDR) & (TERN_BUS_TX_FREE | TERN_BUS_TX_NACK)) ==
+                        TERN_BUS_TX_FREE;
+}
 
 void procbus_poll(void)
 {
     if (!ready)
         return;
     tern_irq_state s = port_irq_save();
-    if (held_len || (REG(TERN_BUS_STATUS_ADDR) & TERN_BUS_RX_READY))
+    if (held_len || (REG(TERN_BUS_STATUS_ADDR) & (TERN_BUS_RX_READY | TERN_BUS_TX_NACK)))
         rx_irq();
     port_irq_restore(s);
 }

@@ -20,6 +20,12 @@
  * the handler returns. The vector is fixed at link time, so the pin is the
  * board's choice, not an argument.
  *
+ * A processor that has stopped for good (no power) acknowledges nothing: a
+ * frame to it is lost on the bus, the bus says so (TX_NACK), and the driver
+ * counts it (tx_nacked) and tells nack_fn. Until then the next send waits
+ * (PROCBUS_EBUSY). A powered-down processor still acknowledges: the frame
+ * wakes it.
+ *
  * Nothing is dropped silently: every refused send and every frame that is
  * not delivered is counted by reason in procbus_counters. */
 #ifndef TERN_PROCBUS_H
@@ -51,10 +57,17 @@ const char *procbus_status_name(procbus_status s);
  * procbus_poll() offers it again. tern_remote_receive is one. */
 typedef bool (*procbus_rx_fn)(uint8_t src, const uint8_t *data, uint8_t len);
 
+/* The frame last sent to bus address dst was not acknowledged: that
+ * processor has no power (halted, off for good; a sleeping one
+ * acknowledges). The frame is lost. In the bus interrupt or procbus_poll,
+ * interrupts disabled; never from inside a send. tern_remote_nack is one. */
+typedef void (*procbus_nack_fn)(uint8_t dst);
+
 typedef struct {
     tern_task_id rx_task; /* every received frame goes to (rx_task, rx_port)... */
     tern_port rx_port;
     procbus_rx_fn rx_fn;  /* ...or, when set, to rx_fn instead */
+    procbus_nack_fn nack_fn; /* optional: told of each frame not acknowledged */
 } procbus_config;
 
 /* The payload of a received-frame message: a heap block. */
@@ -77,6 +90,7 @@ typedef struct {
     uint16_t tx_busy;        /* refused: the previous frame was still under way */
     uint16_t tx_invalid;     /* refused here: bad destination or length */
     uint16_t tx_refused;     /* refused by the bus itself (TERN_BUS_ERRORS rose) */
+    uint16_t tx_nacked;      /* sent, not acknowledged: the destination has no power */
 } procbus_counters;
 
 /* Reads the bus address and count, sets up the bus pin (input, rising

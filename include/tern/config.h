@@ -31,6 +31,9 @@
  * rest of the pool stays for local messages */
 #define TERN_REMOTE_QUEUE_MAX (TERN_MSG_POOL / 2)
 #endif
+#ifndef TERN_REMOTE_PROCESSORS_MAX
+#define TERN_REMOTE_PROCESSORS_MAX 16 /* processors on a tern_bus (kernel/remote.c) */
+#endif
 #ifndef TERN_TIMERS_PER_TASK
 #define TERN_TIMERS_PER_TASK 4 /* TIMEOUT0..3 */
 #endif

@@ -21,7 +21,9 @@
  * Nothing is lost silently: refused sends return a tern_status and are
  * counted by reason in tern_remote_counters; a received frame that cannot
  * be delivered for want of room (message pool or heap) stays on the bus
- * (its flow control holds the sender) and is retried. */
+ * (its flow control holds the sender) and is retried. A processor without
+ * power (one that died) NACKs: its messages are dropped by name, peer_down,
+ * and nothing else waits for it (tern_remote_nack). */
 #ifndef TERN_REMOTE_H
 #define TERN_REMOTE_H
 
@@ -74,14 +76,33 @@ typedef struct {
 
 /* Attach the bus before tern_app_start(): from then on messages to remote
  * tasks and multicasts go through it. TERN_EINVAL for a bus without send,
- * an address outside count or frames too short for a header; TERN_ESTATE
+ * an address outside count, more than TERN_REMOTE_PROCESSORS_MAX
+ * processors or frames too short for a header; TERN_ESTATE
  * once an app runs. The bus is kept by pointer. */
 tern_status tern_remote_attach(const tern_bus *bus);
 
 /* The bus driver hands each received frame here (any context, interrupts
  * disabled or in its receive interrupt). False: no room to deliver it now;
- * the driver keeps the frame and offers it again through poll(). */
+ * the driver keeps the frame and offers it again through poll(). A frame
+ * from a processor that was down brings it up again. */
 bool tern_remote_receive(uint8_t src, const uint8_t *frame, uint8_t len);
+
+/* The bus driver reports a frame to bus address `address` that the bus
+ * did not deliver because that processor has no power (halted, off for
+ * good) -- not one that sleeps: a powered-down processor still takes
+ * frames, which wake it. `ours`: the frame was one this bus manager sent
+ * (it is counted, peer_down; time sync's or power's are not). From then
+ * on the processor is down: what waits for it in the bus queue is dropped
+ * (peer_down), new sends to its tasks are refused with TERN_ETIMEOUT
+ * (peer_down), and the queue no longer waits behind it; messages for a
+ * frozen task still wait (it may move). One NACK suffices: the bus never
+ * refuses a powered processor (flow control makes it wait instead). Up
+ * again when a frame from it arrives. Called from the driver's interrupt
+ * or poll, never from inside tern_bus.send. */
+void tern_remote_nack(uint8_t address, bool ours);
+
+/* True while bus address `address` is down (above). */
+bool tern_remote_peer_down(uint8_t address);
 
 /* The remote TCB (seed 002: task id, priority, module; the id is the
  * table index). module is TERN_REMOTE_NONE for a task that is local or
@@ -154,6 +175,8 @@ typedef enum {
     TERN_REMOTE_DROP_REFUSED,      /* received: refused otherwise (finalizing task) */
     TERN_REMOTE_DROP_KILLED,       /* queued for a task a failed migration killed */
     TERN_REMOTE_DROP_BAD_CRC,      /* received: its CRC-16 does not match (damaged on the bus) */
+    TERN_REMOTE_DROP_PEER_DOWN,    /* for a processor without power: NACKed on the bus, or refused
+                                    * (TERN_ETIMEOUT) or taken from the queue once it had NACKed */
     TERN_REMOTE_DROP_REASONS
 } tern_remote_drop_reason;
 

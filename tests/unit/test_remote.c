@@ -462,6 +462,69 @@ static void inject_frame(uint64_t at, char kind, uint8_t src, uint8_t dst, uint8
     host_inject(at, rx_irq, NULL);
 }
 
+/* ---- a processor without power ---- */
+
+/* Processor 1 NACKs (its driver says so): the frame is counted, peer_down;
+ * what waits for it goes, counted, and the queue stops waiting behind it
+ * (processor 2's message leaves); new sends to it are refused by name;
+ * a NACK of another's frame (time sync's) marks it down without a count;
+ * a frame from it brings it back. */
+static void test_nacked_processor_is_down_until_it_speaks(void **st)
+{
+    (void)st;
+    host_reset(0);
+    tern_init();
+    n_sent = 0;
+    room = 1;
+    log_[0] = '\0';
+    rx_made = rx_arrived = rx_taken = 0;
+    assert_int_equal(tern_remote_attach(&three), TERN_OK);
+    assert_int_equal(tern_app_start(&app, NULL), TERN_OK);
+    host_run_until(10);
+    heap_free_at_start = tern_heap_free_bytes();
+    const tern_remote_counters *c = tern_remote_stats();
+
+    assert_int_equal(tern_send(T_LOW, IN, "l1", 2, 0), TERN_OK); /* leaves: room 1 */
+    assert_int_equal(tern_send(T_LOW, IN, "l2", 2, 0), TERN_OK); /* the bus is busy: they wait */
+    assert_int_equal(tern_remote_send_to(2, T_SRC, T_SINK, IN, "x1", 2, 0), TERN_OK);
+    assert_int_equal(tern_send(T_MID, IN, "m1", 2, 0), TERN_OK);
+    assert_int_equal(c->queue_depth, 3);
+    assert_int_equal(n_sent, 1);
+    assert_false(tern_remote_peer_down(1));
+
+    tern_remote_nack(1, true); /* l1 was lost: processor 1 has no power */
+    assert_true(tern_remote_peer_down(1));
+    assert_false(tern_remote_peer_down(2));
+    assert_int_equal(c->dropped[TERN_REMOTE_DROP_PEER_DOWN], 1 + 2); /* l1, then l2 and m1 */
+    assert_int_equal(c->queue_depth, 1);                           /* x1, for processor 2 */
+    room = 1;
+    host_run_until(200);
+    assert_int_equal(n_sent, 2);
+    assert_int_equal(sent[1].dst, 2);
+    assert_memory_equal(sent[1].data + TERN_REMOTE_HEADER, "x1", 2);
+    assert_int_equal(c->queue_depth, 0);
+
+    room = 10;
+    assert_int_equal(tern_send(T_HIGH, IN, "h1", 2, 0), TERN_ETIMEOUT);
+    assert_int_equal(tern_remote_send_to(1, T_SRC, T_LOW, IN, "r", 1, 0), TERN_ETIMEOUT);
+    assert_int_equal(c->dropped[TERN_REMOTE_DROP_PEER_DOWN], 3 + 2);
+    assert_string_equal(tern_remote_drop_name(TERN_REMOTE_DROP_PEER_DOWN), "peer_down");
+    assert_int_equal(n_sent, 2);
+    tern_remote_nack(2, false); /* not the bus manager's frame: not counted */
+    assert_true(tern_remote_peer_down(2));
+    assert_int_equal(c->dropped[TERN_REMOTE_DROP_PEER_DOWN], 5);
+
+    /* A frame from processor 1: it is up again, and takes messages. */
+    inject_frame(300, 'U', T_HIGH, T_SINK, IN, "up");
+    host_run_until(400);
+    assert_string_equal(log_, "sink<high:up ");
+    assert_false(tern_remote_peer_down(1));
+    assert_int_equal(tern_send(T_LOW, IN, "l3", 2, 0), TERN_OK);
+    assert_int_equal(n_sent, 3);
+    assert_int_equal(sent[2].dst, 1);
+    assert_int_equal(tern_heap_free_bytes(), heap_free_at_start);
+}
+
 static void test_received_message_follows_local_rules(void **st)
 {
     (void)st;
@@ -618,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_bus_queue_is_bounded),
         cmocka_unit_test(test_free_bus_sends_at_once_and_errors_come_back),
         cmocka_unit_test(test_frozen_task_messages_wait_and_follow_it),
+        cmocka_unit_test(test_nacked_processor_is_down_until_it_speaks),
         cmocka_unit_test(test_received_message_follows_local_rules),
         cmocka_unit_test(test_received_message_waits_for_higher_priority),
         cmocka_unit_test(test_no_room_keeps_the_frame_on_the_bus),

@@ -45,6 +45,7 @@ struct bus_port {
 	struct bus_frame tx;
 	bool tx_overrun;
 	bool tx_free;
+	bool tx_nack;	/* the last frame's destination was unpowered: TERN_BUS_TX_NACK */
 	struct bus_frame *rx;	/* queue of cfg.rx_frames */
 	unsigned rx_head, rx_count, rx_read;
 	uint8_t errors;
@@ -135,8 +136,19 @@ static void next_frame(struct bus_port *p)
 		p->released = sim_grow(p->released, &p->cap_released, sizeof *p->released);
 	p->released[p->n_released++] = now;
 	set_irq(p, 0, now);
-	if (p->rx_count)
-		set_irq(p, 1, now);	/* the next one: a new edge */
+	if (p->rx_count || p->tx_nack)
+		set_irq(p, 1, now);	/* the next one, or the NACK: a new edge */
+}
+
+/* TERN_BUS_TX_NACK_CLEAR: the driver has seen the NACK. The pin falls
+ * unless a frame waits (then it stays high, as it was). */
+static void clear_nack(struct bus_port *p)
+{
+	if (!p->tx_nack)
+		return;
+	p->tx_nack = false;
+	if (!p->rx_count)
+		set_irq(p, 0, node_now(p->node));
 }
 
 static uint8_t reg_read(avr_t *avr, avr_io_addr_t addr, void *param)
@@ -146,7 +158,8 @@ static uint8_t reg_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	const struct bus_frame *head = p->rx_count ? &p->rx[p->rx_head] : NULL;
 	switch (addr) {
 	case TERN_BUS_STATUS_ADDR:
-		return (uint8_t)((p->rx_count ? TERN_BUS_RX_READY : 0) | (p->tx_free ? TERN_BUS_TX_FREE : 0));
+		return (uint8_t)((p->rx_count ? TERN_BUS_RX_READY : 0) | (p->tx_free ? TERN_BUS_TX_FREE : 0) |
+				 (p->tx_nack ? TERN_BUS_TX_NACK : 0));
 	case TERN_BUS_ADDRESS_ADDR: return p->address;
 	case TERN_BUS_COUNT_ADDR: return (uint8_t)p->bus->n_ports;
 	case TERN_BUS_RX_SRC_ADDR: return head ? head->src : 0;
@@ -178,6 +191,7 @@ static void reg_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 		send_frame(p);
 		break;
 	case TERN_BUS_RX_NEXT_ADDR: next_frame(p); break;
+	case TERN_BUS_TX_NACK_CLEAR_ADDR: clear_nack(p); break;
 	default: break;
 	}
 }
@@ -208,6 +222,7 @@ int bus_attach(struct bus *b, struct sim_node *n, char irq_port, uint8_t irq_bit
 	};
 	static const avr_io_addr_t writable[] = {
 		TERN_BUS_TX_DST_ADDR, TERN_BUS_TX_DATA_ADDR, TERN_BUS_TX_SEND_ADDR, TERN_BUS_RX_NEXT_ADDR,
+		TERN_BUS_TX_NACK_CLEAR_ADDR,
 	};
 	for (size_t i = 0; i < sizeof readable / sizeof readable[0]; i++)
 		avr_register_io_read(n->avr, readable[i], reg_read, p);
@@ -249,16 +264,22 @@ static void frame_arrives(struct sim_node *n, sim_ps when, void *arg, uint32_t u
 	p->rx_count++;
 	p->count.frames_received++;
 	free(f);
-	if (p->rx_count == 1)
+	if (p->rx_count == 1 && !p->tx_nack)	/* with a NACK waiting the pin is high already */
 		set_irq(p, 1, when);
 }
 
-static void frame_delivered(struct sim_node *n, sim_ps when, void *arg, uint32_t unused)
+/* The end of the sender's frame: TX_FREE again; `nack`: its destination did
+ * not acknowledge it (unpowered), said by TX_NACK and an edge on the pin. */
+static void frame_delivered(struct sim_node *n, sim_ps when, void *arg, uint32_t nack)
 {
-	(void)when;
 	(void)arg;
-	(void)unused;
-	n->bus_port->tx_free = true;
+	struct bus_port *p = n->bus_port;
+	p->tx_free = true;
+	if (!nack)
+		return;
+	if (!p->tx_nack && !p->rx_count)
+		set_irq(p, 1, when);
+	p->tx_nack = true;
 }
 
 /* --- the arbiter ------------------------------------------------------------ */
@@ -298,15 +319,35 @@ static bool has_room(const struct bus *b, const struct bus_port *to)
 	return to->occupied < b->cfg.rx_frames;
 }
 
-static void transfer(struct bus *b, struct bus_port *src, sim_ps start)
+/* A processor that stopped for good (halted, exited, crashed) by `seen`
+ * has no power at its bus interface: it acknowledges nothing and holds no
+ * frame back. One that sleeps, powered down included, still takes frames:
+ * they are what wakes it. end_ps <= seen, not the status alone: the
+ * decision must not depend on how far the window has run. */
+static bool unpowered(const struct bus_port *p, sim_ps seen)
+{
+	return p->node->status != NODE_RUNNING && p->node->end_ps <= seen;
+}
+
+static void transfer(struct bus *b, struct bus_port *src, sim_ps start, sim_ps seen)
 {
 	const struct bus_frame *f = &src->waiting.f;
 	sim_ps bytes = 2u + f->len;
 	sim_ps end = start + (bytes * 8 * 1000000000000ull + b->cfg.throughput_bps - 1) / b->cfg.throughput_bps;
+	bool nack = false;
 	for (size_t i = 0; i < b->n_ports; i++) {
 		struct bus_port *to = b->ports[i];
 		if (to == src || (f->dst != TERN_BUS_BROADCAST && f->dst != to->address))
 			continue;
+		if (unpowered(to, seen)) {
+			/* a broadcast reaches the others and is acknowledged by them */
+			nack = f->dst != TERN_BUS_BROADCAST;
+			src->count.nacked++;
+			log_event(&b->log, start, src->node->index,
+				  "\"event\":\"bus_nack\",\"bus\":\"%s\",\"src\":%u,\"dst\":%u", b->cfg.name, f->src,
+				  to->address);
+			continue;
+		}
 		to->occupied++;
 		if (f->stamp)
 			edges_at(to, start, end);
@@ -320,7 +361,7 @@ static void transfer(struct bus *b, struct bus_port *src, sim_ps start)
 	if (f->stamp)
 		edges_at(src, start, end);
 	if (src->node->status == NODE_RUNNING)
-		node_at(src->node, end, frame_delivered, NULL, 0);
+		node_at(src->node, end, frame_delivered, NULL, nack);
 	src->count.frames_sent++;
 	src->count.bytes_sent += f->len;
 	src->count.waited_ps += start - src->waiting.t;
@@ -363,10 +404,10 @@ void bus_schedule(struct bus *b, sim_ps until)
 			for (size_t i = 0; i < b->n_ports && room; i++) {
 				struct bus_port *to = b->ports[i];
 				if (to != owner && (f->dst == TERN_BUS_BROADCAST || f->dst == to->address))
-					room = has_room(b, to);
+					room = has_room(b, to) || unpowered(to, seen);
 			}
 			if (room)
-				transfer(b, owner, s);
+				transfer(b, owner, s, seen);
 		}
 		b->slot_index++;
 		b->next_slot = b->slot_index * b->cfg.slot_ps;

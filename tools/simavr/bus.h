@@ -36,6 +36,7 @@ struct log_buf *bus_log(struct bus *bus);
 /* A processor's counters, for the summary. */
 struct bus_counters {
 	uint64_t frames_sent, frames_received, bytes_sent, refused;
+	uint64_t nacked;	/* destinations that did not acknowledge (unpowered) */
 	sim_ps waited_ps;	/* from send to the start of the slot it left in */
 };
 const struct bus_counters *bus_node_counters(const struct sim_node *node);

@@ -757,8 +757,9 @@ static void write_summary(FILE *f, sim_ps end)
 		const struct bus_counters *bc = bus_node_counters(n);
 		if (bc)
 			fprintf(f, ",\n   \"bus\": {\"frames_sent\": %" PRIu64 ", \"frames_received\": %" PRIu64
-				", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"waited_ps\": %" PRIu64 "}",
-				bc->frames_sent, bc->frames_received, bc->bytes_sent, bc->refused, bc->waited_ps);
+				", \"bytes_sent\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"nacked\": %" PRIu64
+				", \"waited_ps\": %" PRIu64 "}",
+				bc->frames_sent, bc->frames_received, bc->bytes_sent, bc->refused, bc->nacked, bc->waited_ps);
 		if (n->tun)
 			tun_summary(n->tun, f);
 		adc_summary(n, f);

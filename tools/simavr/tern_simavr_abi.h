@@ -63,13 +63,21 @@
  * it waits, nothing is dropped); TX_FREE is set again when it has arrived.
  * A send while TX_FREE is clear, an empty or oversized frame or a bad
  * destination is refused and counted (TERN_BUS_ERRORS_ADDR), not sent.
+ * A processor that has stopped for good (a node's `halt`, exit or crash)
+ * has no power at its bus interface: it acknowledges nothing and holds
+ * nobody back. A unicast to it is lost on the bus and the sender told:
+ * with TX_FREE comes TERN_BUS_TX_NACK and an edge on the sender's bus pin;
+ * the bit stays until written to TERN_BUS_TX_NACK_CLEAR_ADDR. A broadcast
+ * reaches the others and is not NACKed. A processor that sleeps (power-down
+ * included) is powered: it acknowledges, and the frame wakes it.
  *
  * To receive: the bus's interrupt pin (named per processor in the scenario,
  * e.g. PE4 = INT4) rises when a frame arrives at an empty receive queue and
  * after TERN_BUS_RX_NEXT when another frame waits; TERN_BUS_RX_READY is set
  * while a frame waits. Read TERN_BUS_RX_SRC_ADDR, TERN_BUS_RX_LEN_ADDR and
  * the payload from TERN_BUS_RX_DATA_ADDR, then write TERN_BUS_RX_NEXT_ADDR
- * to release the frame (that frees room for the next sender).
+ * to release the frame (that frees room for the next sender). The pin also
+ * rises for a NACK (above) and stays high while a frame or the NACK waits.
  *
  * Timestamps: a frame sent with TERN_BUS_SEND_STAMP drives the Timer1 input
  * capture pin (ICP1: PD4 on the ATmega128, PD6 on the ATmega1284P) of its
@@ -78,9 +86,10 @@
  * its own clock (time sync, drivers/procbus/procbus_sync.c). Only stamped
  * frames touch the pin, so a driver that stamps only its sync frames knows
  * which frame each capture belongs to. */
-#define TERN_BUS_STATUS_ADDR 0xF0	/* read: TERN_BUS_RX_READY | TERN_BUS_TX_FREE */
+#define TERN_BUS_STATUS_ADDR 0xF0	/* read: TERN_BUS_RX_READY | TERN_BUS_TX_FREE | TERN_BUS_TX_NACK */
 #define TERN_BUS_RX_READY 0x01
 #define TERN_BUS_TX_FREE 0x02
+#define TERN_BUS_TX_NACK 0x04	/* the last frame's destination did not acknowledge it */
 #define TERN_BUS_ADDRESS_ADDR 0xF1	/* read: this processor's bus address */
 #define TERN_BUS_COUNT_ADDR 0xF2	/* read: processors on the bus */
 #define TERN_BUS_TX_DST_ADDR 0xF3	/* write: destination, 0xFF = all others */
@@ -93,6 +102,7 @@
 #define TERN_BUS_RX_DATA_ADDR 0xF8	/* read: its next payload byte */
 #define TERN_BUS_RX_NEXT_ADDR 0xF9	/* write: release it */
 #define TERN_BUS_ERRORS_ADDR 0xFA	/* read: refused sends so far (saturating) */
+#define TERN_BUS_TX_NACK_CLEAR_ADDR 0xFB	/* write: clear TERN_BUS_TX_NACK */
 #define TERN_BUS_BROADCAST 0xFF
 #define TERN_BUS_FRAME_MAX 64
 
