@@ -6,8 +6,19 @@
 #include "time64.h"
 
 volatile uint8_t tern_idle_waiting;
-static tern_time wake_time; /* clock at the first interrupt of the period */
-static tern_idle_stats stats; /* zeros when TERN_IDLE_STATS is 0 */
+/* The period's bounds: its start, and the clock's low 32 bits at the first
+ * interrupt of the period (a period is shorter than 2^32 ticks: timer.c
+ * always has a deadline programmed at most half a counter wrap ahead, and
+ * it ends the period), so the wake-up, on every interrupt's path, stores
+ * four bytes and the end is start + (wake_lo - start's low half). */
+static tern_time start_time;
+uint32_t idle_wake_lo;
+/* Zeros when TERN_IDLE_STATS is 0. A period adds only to its state's sums
+ * (the 32-bit low half, the high one on a carry); the totals over all
+ * states are added up when they are read (tern_idle_get_stats). */
+static tern_idle_stats stats;
+static tern_time other_ticks;  /* periods in a state >= TERN_MAX_SLEEP_STATES */
+static uint32_t other_periods; /* (idle_power may choose any) */
 static tern_idle_hook hook;
 static tern_idle_work work;
 uint8_t (*idle_power)(uint8_t state, tern_time available);
@@ -16,6 +27,8 @@ void idle_reset(void)
 {
 #if TERN_IDLE_STATS
     memset(&stats, 0, sizeof stats);
+    other_ticks = 0;
+    other_periods = 0;
 #endif
     hook = NULL;
     work = NULL;
@@ -23,7 +36,20 @@ void idle_reset(void)
     tern_idle_waiting = 0;
 }
 
-const tern_idle_stats *tern_idle_get_stats(void) { return &stats; }
+const tern_idle_stats *tern_idle_get_stats(void)
+{
+    tern_irq_state s = port_irq_save();
+    stats.total = other_ticks;
+    stats.periods = other_periods;
+    for (uint8_t i = 0; i < TERN_MAX_SLEEP_STATES; i++) {
+        stats.total += stats.state_ticks[i];
+        stats.periods += stats.state_periods[i];
+    }
+    port_irq_restore(s);
+    return &stats;
+}
+
+
 void tern_idle_set_hook(tern_idle_hook h) { hook = h; }
 void tern_idle_set_work(tern_idle_work w) { work = w; }
 
@@ -51,32 +77,96 @@ uint8_t tern_idle_choose(const TERN_FLASH tern_sleep_state *states, uint8_t n, t
     return best;
 }
 
-/* The idle period's end is read only for the statistics and the hook. */
-#define WAKE_STAMPED (TERN_IDLE_STATS || hook)
-
 /* Called by tern_isr_enter: the idle period ends when the CPU wakes, not
- * when the interrupt handler is done. */
+ * when the interrupt handler is done. (A vector that has read the clock
+ * stores its low half itself: idle_note_wake_at, kernel.h.) */
 void idle_note_wake(void)
 {
     if (tern_idle_waiting) {
         tern_idle_waiting = 0;
-        if (WAKE_STAMPED)
-            wake_time = tern_now();
+        idle_wake_lo = (uint32_t)tern_now();
     }
 }
 
-#if defined(__AVR__)
-/* The same with the clock that the interrupt has read already. */
-void idle_note_wake_at(const tern_time *now)
+/* *t += x, x < 2^32: the 32-bit low half, the high half only on a carry */
+static inline void add_ticks(tern_time *t, uint32_t x)
 {
-    tern_idle_waiting = 0;
-    if (WAKE_STAMPED) {
-        uint32_t lo = t64_lo_at(now), hi = t64_hi_at(now); /* 4-byte copies inline */
-        memcpy(&wake_time, &lo, sizeof lo);
-        memcpy((uint8_t *)&wake_time + 4, &hi, sizeof hi);
+#if defined(__AVR__)
+    uint32_t lo = t64_lo_at(t) + x;
+    memcpy(t, &lo, sizeof lo);
+    if (lo < x) {
+        uint32_t hi = t64_hi_at(t) + 1;
+        memcpy((uint8_t *)t + 4, &hi, sizeof hi);
+    }
+#else
+    *t += x;
+#endif
+}
+
+/* The period just ended, in ticks. */
+static inline uint32_t period_length(void) { return idle_wake_lo - (uint32_t)start_time; }
+
+#if TERN_IDLE_STATS
+/* A period in a state past the per-state sums (no board has one) */
+static __attribute__((noinline, cold)) void account_other(uint32_t length)
+{
+    add_ticks(&other_ticks, length);
+    other_periods++;
+}
+
+/* The period just ended, spent in `state`. Out of line: its pointers and
+ * sums fit in the registers a call may clobber, and idle_once saves none
+ * for them. */
+static __attribute__((noinline)) void account(uint8_t state)
+{
+    uint32_t length = period_length();
+    /* longer than 2^32 never: on the AVR its high half stays 0 */
+#if defined(__AVR__)
+    if (t64_lo_at(&stats.longest) < length)
+        memcpy(&stats.longest, &length, sizeof length);
+#else
+    if (length > stats.longest)
+        stats.longest = length;
+#endif
+    if (state < TERN_MAX_SLEEP_STATES) {
+        /* byte offsets below 256: 8-bit shifts, not a 16-bit index loop */
+        uint8_t i = state;
+        add_ticks((tern_time *)((uint8_t *)stats.state_ticks + (uint8_t)(i * 8u)), length);
+        ++*(uint32_t *)((uint8_t *)stats.state_periods + (uint8_t)(i * 4u));
+    } else {
+        account_other(length);
     }
 }
 #endif
+
+/* Out of line: the hook's 64-bit arguments take call-saved registers,
+ * which idle_once would otherwise save and restore on every wake-up. */
+static __attribute__((noinline)) void call_hook(uint8_t state)
+{
+    hook(start_time, t64_add(start_time, period_length()), state);
+}
+
+/* The sleep state for the time to the next deadline, that time in
+ * *available: out of line, so that its 64-bit values are not kept in
+ * idle_once's frame, whose saved registers are restored after the
+ * wake-up, on the interrupt's path to its handler. */
+static __attribute__((noinline)) uint8_t choose(tern_time *available)
+{
+    tern_time now = tern_now();
+    tern_time next = timer_next_deadline();
+#if defined(__AVR__)
+    /* capped at 2^32 - 1 ticks: no sleep state asks for more (the AVR port
+     * ignores the length), and the difference stays in 32 bits */
+    tern_time avail = next == UINT64_MAX ? UINT64_MAX : t64_until(next, now, UINT32_MAX);
+#else
+    tern_time avail = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+#endif
+    uint8_t state = tern_idle_choose(port_board.sleep_states, port_board.n_sleep_states, avail);
+    if (idle_power)
+        state = idle_power(state, avail);
+    *available = avail;
+    return state;
+}
 
 bool idle_once(void)
 {
@@ -102,55 +192,20 @@ bool idle_once(void)
             return true;
         }
     }
-    tern_time now = tern_now();
-    tern_time next = timer_next_deadline();
-#if defined(__AVR__)
-    /* capped at 2^32 - 1 ticks: no sleep state asks for more (the AVR port
-     * ignores the length), and the difference stays in 32 bits */
-    tern_time available = next == UINT64_MAX ? UINT64_MAX : t64_until(next, now, UINT32_MAX);
-#else
-    tern_time available = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
-#endif
-    uint8_t state = tern_idle_choose(port_board.sleep_states, port_board.n_sleep_states,
-                                     available);
-    if (idle_power)
-        state = idle_power(state, available);
+    tern_time available;
+    uint8_t state = choose(&available);
     tern_trace(TERN_EV_IDLE_ENTER, state, 0);
-    tern_time start = tern_now();
-    wake_time = start;
+    start_time = tern_now();
+    idle_wake_lo = (uint32_t)start_time; /* no interrupt: a period of 0 */
     tern_idle_waiting = 1;
     bool woken = port_idle(state, available);
     tern_idle_waiting = 0;
-    tern_time end = wake_time;
     tern_trace(TERN_EV_IDLE_EXIT, state, 0);
 #if TERN_IDLE_STATS
-#if defined(__AVR__)
-    /* Shorter than 2^32 ticks: the port always has a deadline programmed
-     * at most half a counter wrap ahead (timer.c), and it ends the period.
-     * The sums added in place in 32-bit steps, no 64-bit libgcc call. */
-    uint32_t length = (uint32_t)end - (uint32_t)start;
-    t64_add32_at(&stats.total, length);
-    stats.periods++;
-    if (t64_hi_at(&stats.longest) == 0 && t64_lo_at(&stats.longest) < length)
-        stats.longest = length;
-    if (state < TERN_MAX_SLEEP_STATES) {
-        t64_add32_at(&stats.state_ticks[state], length);
-        stats.state_periods[state]++;
-    }
-#else
-    tern_time length = end - start;
-    stats.total += length;
-    stats.periods++;
-    if (length > stats.longest)
-        stats.longest = length;
-    if (state < TERN_MAX_SLEEP_STATES) {
-        stats.state_ticks[state] += length;
-        stats.state_periods[state]++;
-    }
-#endif
+    account(state);
 #endif
     port_irq_restore(s);
     if (hook)
-        hook(start, end, state);
+        call_hook(state);
     return woken;
 }

@@ -2,6 +2,8 @@
 #ifndef TERN_KERNEL_H
 #define TERN_KERNEL_H
 
+#include <string.h>
+
 #include "tern/port.h"
 #include "tern/stats.h"
 #include "tern/tern.h"
@@ -125,7 +127,6 @@ tern_time clock_extend(uint32_t raw);
 void clock_at(tern_time *t, uint32_t raw);
 /* tern_isr_enter for a vector that read the clock *now (msg.c). */
 void isr_enter_at(const tern_time *now);
-void idle_note_wake_at(const tern_time *now);
 #endif
 /* The clock's low 32 bits, interrupts masked: on a 32-bit counter the raw
  * count (clock.c only adds whole wraps above it), without the extension. */
@@ -148,5 +149,16 @@ void idle_reset(void);
 extern uint8_t (*idle_power)(uint8_t state, tern_time available);
 bool idle_once(void);
 void idle_note_wake(void);
+/* The clock's low half at the idle period's end (idle.c). */
+extern uint32_t idle_wake_lo;
+#if defined(__AVR__)
+/* idle_note_wake with the clock that the interrupt has read already:
+ * inline, four stores. */
+static inline __attribute__((always_inline)) void idle_note_wake_at(const tern_time *now)
+{
+    tern_idle_waiting = 0;
+    memcpy(&idle_wake_lo, now, sizeof idle_wake_lo);
+}
+#endif
 
 #endif
