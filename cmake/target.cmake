@@ -10,6 +10,7 @@
 #   TERN_LINK_FLAGS        linker script and other link-only flags
 #   TERN_LINK_LIBS         libraries after the objects (libgcc, libc)
 #   TERN_LTO_FLAGS         link-time optimisation (compile and link), if any
+#   TERN_COUNTER_BITS      the free-running counter's width, if not 32
 
 set(TERN_BOARD_DIR ${CMAKE_SOURCE_DIR}/boards/${TERN_BOARD})
 include(${CMAKE_SOURCE_DIR}/cmake/models.cmake)
@@ -30,6 +31,9 @@ function(tern_add_app name)
   target_compile_definitions(${target} PRIVATE TERN_RUN_LIMIT_S=${TERN_APP_RUN_LIMIT_S}
     TERN_MODEL_${TERN_MODEL}=1
     TERN_MODEL_NAME="${TERN_MODEL}" TERN_BOARD_NAME="${TERN_BOARD}")
+  if(DEFINED TERN_COUNTER_BITS)
+    target_compile_definitions(${target} PRIVATE TERN_COUNTER_BITS=${TERN_COUNTER_BITS})
+  endif()
   if(TERN_ARCH IN_LIST TERN_HYBRID_ARCHS) # dispatch vectors: sched.c pends them from a post
     target_compile_definitions(${target} PRIVATE TERN_PORT_HW_DISPATCH=1)
   endif()

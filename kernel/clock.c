@@ -20,7 +20,7 @@ static uint32_t step_lo, step_hi;   /* one counter period */
 void clock_init(void)
 {
     wraps_lo = wraps_hi = 0;
-    tern_time step = (tern_time)1 << port_board.counter_bits;
+    tern_time step = (tern_time)1 << TERN_COUNTER_BITS;
     step_lo = (uint32_t)step;
     step_hi = (uint32_t)(step >> 32);
     last_raw = port_counter_read();
@@ -67,7 +67,7 @@ static tern_time wrap_step; /* one counter period */
 void clock_init(void)
 {
     wraps = 0;
-    wrap_step = (tern_time)1 << port_board.counter_bits;
+    wrap_step = (tern_time)1 << TERN_COUNTER_BITS;
     last_raw = port_counter_read();
 }
 

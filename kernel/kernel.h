@@ -132,7 +132,11 @@ void isr_enter_at(const tern_time *now);
  * count (clock.c only adds whole wraps above it), without the extension. */
 static inline __attribute__((always_inline)) uint32_t clock_low_irqs_off(void)
 {
-    return port_board.counter_bits >= 32 ? port_counter_read() : (uint32_t)clock_now_irqs_off();
+#if TERN_COUNTER_BITS >= 32
+    return port_counter_read();
+#else
+    return (uint32_t)clock_now_irqs_off();
+#endif
 }
 void timer_reset(void);
 tern_time timer_next_deadline(void); /* UINT64_MAX when none */

@@ -61,7 +61,7 @@ void msg_task_ready(tern_tcb *t)
 /* A message that will never be handled: its heap payload goes too. */
 static void discard(tern_msg *m)
 {
-    if ((m->flags & TERN_MSG_HEAP) && m->payload)
+    if (msg_heap_payload(m->payload, m->flags))
         heap_free(m->payload);
     msg_free(m);
 }

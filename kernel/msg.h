@@ -41,6 +41,18 @@ tern_msg *sched_take_task_message(tern_task_id id);
 /* tern_stats_reset: clear the model's own statistics as well. */
 void sched_stats_reset(void);
 
+/* The conditions of a post that msg_check, msg_hold and msg_plain share,
+ * each written once. */
+MSG_STEP bool msg_port_exists(tern_task_id dst, tern_port port) /* dst exists */
+{
+    return port < TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports;
+}
+
+MSG_STEP bool msg_heap_payload(const void *payload, uint8_t flags)
+{
+    return (flags & TERN_MSG_HEAP) && payload;
+}
+
 /* A post to a task or port that does not exist, to a task being finalized
  * (except its FINAL), or of a heap payload the sender does not own is
  * refused and counted. Interrupts disabled. */
@@ -53,7 +65,7 @@ MSG_STEP tern_status msg_check(tern_task_id src, tern_task_id dst, tern_port por
         msg_count_drop(dst, TERN_DROP_NO_TASK);
         return TERN_ENOTASK;
     }
-    if (port >= TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports) {
+    if (!msg_port_exists(dst, port)) {
         msg_count_drop(dst, TERN_DROP_NO_PORT);
         return TERN_ENOPORT;
     }
@@ -61,7 +73,7 @@ MSG_STEP tern_status msg_check(tern_task_id src, tern_task_id dst, tern_port por
         msg_count_drop(dst, TERN_DROP_FINALIZED);
         return TERN_ESTATE;
     }
-    if ((flags & TERN_MSG_HEAP) && payload) {
+    if (msg_heap_payload(payload, flags)) {
         tern_status st = heap_check_owner(payload, src == TERN_NO_TASK ? TERN_OWNER_KERNEL : src);
         if (st != TERN_OK)
             msg_count_drop(dst, TERN_DROP_NO_MEMORY);
@@ -113,7 +125,7 @@ MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
     m->prio = tern_tasks[dst].desc->priority;
     m->seq = msg_next_seq++;
     m->posted = clock_low_irqs_off();
-    if ((flags & TERN_MSG_HEAP) && payload)
+    if (msg_heap_payload(payload, flags))
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
     tern_counters_.posted++;
     tern_trace(TERN_EV_POST, dst, port);
@@ -134,6 +146,18 @@ MSG_STEP bool msg_hold(tern_msg *m)
     t->held_tail = m;
     tern_counters_.held++;
     return true;
+}
+
+/* The common post from an interrupt (an alarm callback, a driver): one
+ * that msg_check passes and msg_hold does not hold, found in a few
+ * instructions: an existing port of a task that has handled INIT (so
+ * neither finalizing nor held), no heap payload to check. False says only
+ * "not this shortcut": the post goes through msg_check. Interrupts
+ * disabled: a nested interrupt may change the task's state. */
+MSG_STEP bool msg_plain(tern_task_id dst, tern_port port, const void *payload, uint8_t flags)
+{
+    return dst < TERN_MAX_TASKS && tern_tasks[dst].state == TASK_READY &&
+           msg_port_exists(dst, port) && !msg_heap_payload(payload, flags);
 }
 
 /* One more message waits in a queue or mailbox. */

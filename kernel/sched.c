@@ -157,15 +157,20 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     return TERN_OK;
 }
 
-/* The common post from an interrupt (an alarm callback, a driver): to an
- * existing port of a ready task, no heap payload. msg_check would pass it
- * and msg_hold would not hold it, so it is made and placed directly, in a
- * function of its own: sched_send's general path keeps 18 registers live
- * (an 8-bit CPU saves and restores each), this one a handful. */
+/* A post from an interrupt: the common one (msg_plain) is made and placed
+ * directly, in a function of its own: sched_send's general path keeps 18
+ * registers live (an 8-bit CPU saves and restores each), this one a
+ * handful. The task's state is read under the mask: with nested
+ * interrupts (Cortex-M) a higher one could finalize or move the task
+ * between an unmasked check and the post. */
 static __attribute__((noinline)) tern_status isr_post(tern_task_id dst, tern_port port,
-                                                      void *payload, uint16_t len)
+                                                      void *payload, uint16_t len, uint8_t flags)
 {
     tern_irq_state s = port_irq_save();
+    if (!msg_plain(dst, port, payload, flags)) {
+        port_irq_restore(s);
+        return sched_send(TERN_NO_TASK, dst, port, payload, len, flags, false);
+    }
     tern_msg *m = msg_make(TERN_NO_TASK, dst, port, payload, len, 0);
     if (m)
         place(m, false, true);
@@ -178,11 +183,7 @@ tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t 
 {
     if (!tern_isr_nesting)
         return sched_send(top.task, dst, port, payload, len, flags, false);
-    if (dst < TERN_MAX_TASKS && tern_tasks[dst].state == TASK_READY &&
-        port < TERN_PORT_APP0 + tern_tasks[dst].desc->n_in_ports &&
-        !((flags & TERN_MSG_HEAP) && payload))
-        return isr_post(dst, port, payload, len);
-    return sched_send(TERN_NO_TASK, dst, port, payload, len, flags, false);
+    return isr_post(dst, port, payload, len, flags);
 }
 
 tern_status sched_send(tern_task_id src, tern_task_id dst, tern_port port, void *payload,

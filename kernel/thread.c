@@ -353,11 +353,6 @@ void threads_start(void (*idle_entry)(void *))
 
 /* --- Blocking ------------------------------------------------------------ */
 
-bool thread_may_block(tern_irq_state s)
-{
-    return threads_live && s == 0 && !sched_in_isr() && thread_running != &idle;
-}
-
 void mailbox_put(thread *t, tern_msg *m)
 {
     m->next = NULL;

@@ -170,8 +170,13 @@ void thread_requeue(thread *t, int8_t prio);
 /* After any change of readiness: request a switch only when one is due. */
 void thread_reschedule(void);
 /* A thread may block only with interrupts enabled (s == 0), outside any
- * interrupt handler and not as idle. */
-bool thread_may_block(tern_irq_state s);
+ * interrupt handler and not as idle (the one thread of level -1). Inline:
+ * every blocking call's first test, one sched_in_isr and no call of its
+ * own (tern_yield's whole cost is a few instructions more). */
+THREAD_HOT bool thread_may_block(tern_irq_state s)
+{
+    return threads_live && s == 0 && !sched_in_isr() && thread_running->prio >= 0;
+}
 /* Mark the running thread (self) blocked in `state` and request the switch. The
  * switch itself happens when the caller restores interrupts (enabled:
  * checked by thread_may_block), so nothing between thread_block() and that

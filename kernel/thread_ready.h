@@ -63,12 +63,6 @@ THREAD_HOT int8_t top_level(level_mask m)
 #endif
 }
 
-/* A ready thread of t's level or above (above: it is about to preempt t). */
-THREAD_HOT bool peer_ready(const thread *t)
-{
-    return t->prio >= 0 && ready_mask && top_level(ready_mask) >= t->prio;
-}
-
 void ready_reset(void);
 
 THREAD_HOT level_mask level_bit(int8_t p)
@@ -78,6 +72,14 @@ THREAD_HOT level_mask level_bit(int8_t p)
 #else
     return level_bits[p];
 #endif
+}
+
+/* A ready thread of t's level or above (above: it is about to preempt t):
+ * some bit at t's level or higher is set, which is one comparison of the
+ * mask, not the top level's search. */
+THREAD_HOT bool peer_ready(const thread *t)
+{
+    return t->prio >= 0 && ready_mask >= level_bit(t->prio);
 }
 
 /* static, not inline: the compiler decides as it did when they were

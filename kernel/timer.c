@@ -57,7 +57,7 @@ static void measure_lag(void)
 void timer_reset(void)
 {
 #if !defined(__AVR__)
-    horizon = (timer_ticks)1 << (port_board.counter_bits - 1);
+    horizon = (timer_ticks)1 << (TERN_COUNTER_BITS - 1);
     measure_lag();
 #endif
 }

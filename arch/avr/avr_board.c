@@ -63,7 +63,7 @@ static const TERN_FLASH tern_sleep_state sleep_states[] = {
 
 const TERN_FLASH tern_board_info port_board = {
     .clock_hz = F_CPU,
-    .counter_bits = 32,
+    .counter_bits = TERN_COUNTER_BITS,
     .cycles_per_tick_num = 1, /* kernel/clock.c counts on it (TICK_IS_CYCLE) */
     .cycles_per_tick_den = 1,
     .n_sleep_states = sizeof sleep_states / sizeof sleep_states[0],

@@ -64,8 +64,14 @@ void *port_thread_init(uint8_t *stack_lo, uint32_t size, void (*entry)(void *), 
     return sp;
 }
 
+/* The compiler barrier first, as cm_pend_irq's: the volatile ICSR store is
+ * ordered only against other volatile accesses, and with link-time
+ * optimisation the ready queues' plain stores before it (inlined from the
+ * kernel) could move after it; PendSV taken in between would switch on a
+ * stale queue. */
 void port_thread_switch(void)
 {
+    __asm volatile("" ::: "memory");
     SCB_ICSR = ICSR_PENDSVSET;
 }
 

@@ -20,7 +20,7 @@ static const tern_sleep_state sleep_states[] = {
 
 const tern_board_info port_board = {
     .clock_hz = 1000000,
-    .counter_bits = 32,
+    .counter_bits = TERN_COUNTER_BITS,
     .cycles_per_tick_num = 1,
     .cycles_per_tick_den = 1,
     .n_sleep_states = 2,

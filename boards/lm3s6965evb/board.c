@@ -6,7 +6,7 @@
  * the clock must be SysTick; but a GPTM one-shot does interrupt on time,
  * so SysTick never has to be stopped or rewritten for a deadline, and the
  * clock loses no tick when a deadline is programmed. SysTick is 24 bits
- * wide; the kernel extends it (counter_bits = 24) and never programs a
+ * wide; the kernel extends it (TERN_COUNTER_BITS = 24) and never programs a
  * deadline more than half a wrap ahead, so it reads the counter at least
  * once per wrap.
  *
@@ -56,6 +56,8 @@
 #define DEADLINE_IRQ 19u        /* Timer 0A */
 
 #define SYSTICK_MAX 0x00FFFFFFu /* 24-bit reload: a period of 2^24 ticks */
+_Static_assert(SYSTICK_MAX == (1u << TERN_COUNTER_BITS) - 1u,
+               "board.cmake's TERN_COUNTER_BITS must be SysTick's width");
 
 /* Memory protection unit: what cm3.h does not define */
 #define MPU_RASR_AP_NONE (0u << 24)
@@ -78,7 +80,7 @@ static const tern_sleep_state sleep_states[] = {
 
 const tern_board_info port_board = {
     .clock_hz = 12500000,
-    .counter_bits = 24,
+    .counter_bits = TERN_COUNTER_BITS,
     .cycles_per_tick_num = 5,
     .cycles_per_tick_den = 8,
     .n_sleep_states = 2,

@@ -40,10 +40,20 @@ void port_irq_restore(tern_irq_state s);
 void port_irq_enable(void);
 #endif
 
+/* The free-running counter's width, a fact of the board known when the
+ * image is built (its board.cmake sets TERN_COUNTER_BITS unless it is 32),
+ * so the clock's hot reads test it at compile time; port_board.counter_bits
+ * is the same number, for the host tools. */
+#ifndef TERN_COUNTER_BITS
+#define TERN_COUNTER_BITS 32
+#endif
+_Static_assert(TERN_COUNTER_BITS >= 16 && TERN_COUNTER_BITS <= 32,
+               "TERN_COUNTER_BITS: the counter is 16..32 bits wide");
+
 /* Static facts about the board's clock and sleep states. */
 typedef struct {
     uint32_t clock_hz;       /* counter ticks per second (virtual time) */
-    uint8_t counter_bits;    /* width of the free-running counter, 16..32 */
+    uint8_t counter_bits;    /* TERN_COUNTER_BITS */
     /* One tick stands for cycles_per_tick_num / cycles_per_tick_den cycles
      * of the CPU being studied (instructions on QEMU boards, where one
      * instruction stands for one cycle of the 4 MHz sensor CPU). */
@@ -59,7 +69,7 @@ typedef struct {
  * (13 bytes of RAM otherwise); a no-op elsewhere. */
 extern const TERN_FLASH tern_board_info port_board;
 
-/* Free-running up-counter, counter_bits wide. */
+/* Free-running up-counter, TERN_COUNTER_BITS wide. */
 uint32_t port_counter_read(void);
 /* Program the one-shot deadline `ticks` after now (1 <= ticks <= half a
  * counter wrap); on expiry the port calls tern_isr_enter(),

@@ -223,6 +223,86 @@ static void test_routing_and_multicast(void **st)
     assert_int_equal(c->dropped[TERN_DROP_NO_PORT], 1);
 }
 
+/* ---- posts from an interrupt: the same checks as a task's ---- */
+
+/* sched.c takes a shortcut for the common post from an interrupt (a ready
+ * task's existing port, no heap payload: msg_plain); every other post
+ * from an interrupt must get msg_check's error and counter, and be held
+ * like a task's when its task has not handled INIT. */
+static char isr_log[64];
+static void *owned_by_task; /* allocated by "early": not the interrupt's to send */
+static tern_status isr_status[8];
+
+static tern_status busy_init(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port == TERN_PORT_INIT) {
+        owned_by_task = tern_alloc(4);
+        host_work(20); /* the interrupt at 5 comes now, before "late" handled INIT */
+    }
+    return TERN_OK;
+}
+
+static tern_status logging_handler(void *state, tern_msg *m)
+{
+    (void)state;
+    strcat(isr_log, m->port == TERN_PORT_INIT ? "INIT" : m->payload ? (const char *)m->payload : "-");
+    strcat(isr_log, " ");
+    return TERN_OK;
+}
+
+static void isr_posts_early(void *arg)
+{
+    (void)arg;
+    char *p = tern_alloc(2); /* an interrupt's block: the kernel owns it */
+    assert_non_null(p);
+    strcpy(p, "h");
+    isr_status[0] = tern_send(6, TERN_PORT_APP(0), NULL, 0, 0);           /* no such task */
+    isr_status[1] = tern_send(2, TERN_PORT_APP(1), NULL, 0, 0);           /* no such port */
+    isr_status[2] = tern_send(2, TERN_PORT_APP(0), "a", 2, 0);            /* held for INIT */
+    isr_status[3] = tern_send(2, TERN_PORT_APP(0), p, 2, TERN_MSG_HEAP);  /* held too */
+    isr_status[4] = tern_send(2, TERN_PORT_APP(0), owned_by_task, 4, TERN_MSG_HEAP);
+}
+
+static void isr_posts_late(void *arg)
+{
+    (void)arg;
+    assert_int_equal(tern_task_finalize(3), TERN_OK);
+    isr_status[5] = tern_send(3, TERN_PORT_APP(0), NULL, 0, 0); /* being finalized */
+    isr_status[6] = tern_send(2, TERN_PORT_APP(0), "b", 2, 0);  /* the shortcut */
+}
+
+static void test_interrupt_posts_are_checked(void **st)
+{
+    (void)st;
+    static const tern_task_desc t[] = {
+        {.name = "early", .id = 1, .priority = 7, .handler = busy_init},
+        {.name = "late", .id = 2, .priority = 0, .handler = logging_handler, .n_in_ports = 1},
+        {.name = "victim", .id = 3, .priority = 1, .handler = noop, .n_in_ports = 1},
+    };
+    static const tern_app_desc app = {"isr", t, 3, NULL, 0, 0, NULL};
+    isr_log[0] = '\0';
+    memset(isr_status, 0xff, sizeof isr_status);
+    start_app(&app, 0);
+    host_inject(5, isr_posts_early, NULL);
+    host_inject(100, isr_posts_late, NULL);
+    host_run_until(1000);
+    assert_int_equal(isr_status[0], TERN_ENOTASK);
+    assert_int_equal(isr_status[1], TERN_ENOPORT);
+    assert_int_equal(isr_status[2], TERN_OK);
+    assert_int_equal(isr_status[3], TERN_OK);
+    assert_int_equal(isr_status[4], TERN_EOWNER);
+    assert_int_equal(isr_status[5], TERN_ESTATE);
+    assert_int_equal(isr_status[6], TERN_OK);
+    assert_string_equal(isr_log, "INIT a h b ");
+    const tern_counters *c = tern_stats();
+    assert_int_equal(c->held, 2);
+    assert_int_equal(c->dropped[TERN_DROP_NO_TASK], 1);
+    assert_int_equal(c->dropped[TERN_DROP_NO_PORT], 1);
+    assert_int_equal(c->dropped[TERN_DROP_NO_MEMORY], 1);
+    assert_int_equal(c->dropped[TERN_DROP_FINALIZED], 1);
+}
+
 /* ---- message pool exhaustion ---- */
 
 static tern_status slow_handler(void *state, tern_msg *m)
@@ -294,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_start_refuses_and_runs_nothing),
         cmocka_unit_test(test_messages_before_init_are_held),
         cmocka_unit_test(test_routing_and_multicast),
+        cmocka_unit_test(test_interrupt_posts_are_checked),
         cmocka_unit_test(test_full_pool_is_an_error_not_a_loss),
         cmocka_unit_test(test_finalize_with_a_full_pool_can_be_retried),
     };
