@@ -303,6 +303,56 @@ static void test_interrupt_posts_are_checked(void **st)
     assert_int_equal(c->dropped[TERN_DROP_FINALIZED], 1);
 }
 
+/* ---- a released held message among newer ones of its level ---- */
+
+/* B's INIT runs first; meanwhile an interrupt posts to A and then to B,
+ * both held (neither has handled INIT). B's INIT ends and releases B's
+ * message to the queue; A's INIT then releases A's, which is older: the
+ * models that order by priority, then creation, run it first; fifo runs
+ * messages in the order they reached the queue, and it reached it last. */
+static char release_log[64];
+
+static tern_status b_init(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port == TERN_PORT_INIT)
+        host_work(20); /* the interrupt at 5 */
+    else
+        strcat(release_log, "B ");
+    return TERN_OK;
+}
+
+static tern_status a_log(void *state, tern_msg *m)
+{
+    (void)state;
+    if (m->port != TERN_PORT_INIT)
+        strcat(release_log, "A ");
+    return TERN_OK;
+}
+
+static void post_a_then_b(void *arg)
+{
+    (void)arg;
+    assert_int_equal(tern_send(2, TERN_PORT_APP(0), NULL, 0, 0), TERN_OK); /* held */
+    assert_int_equal(tern_send(1, TERN_PORT_APP(0), NULL, 0, 0), TERN_OK); /* held */
+}
+
+static void test_released_message_keeps_creation_order(void **st)
+{
+    (void)st;
+    static const tern_task_desc t[] = {
+        {.name = "B", .id = 1, .priority = 3, .handler = b_init, .n_in_ports = 1},
+        {.name = "A", .id = 2, .priority = 3, .handler = a_log, .n_in_ports = 1},
+    };
+    static const tern_app_desc app = {"release", t, 2, NULL, 0, 0, NULL};
+    release_log[0] = '\0';
+    start_app(&app, 0);
+    host_inject(5, post_a_then_b, NULL);
+    host_run_until(1000);
+    assert_string_equal(release_log, strcmp(tern_model_name, "fifo") ? "A B " : "B A ");
+    assert_int_equal(tern_stats()->held, 2);
+}
+
 /* ---- message pool exhaustion ---- */
 
 static tern_status slow_handler(void *state, tern_msg *m)
@@ -375,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_messages_before_init_are_held),
         cmocka_unit_test(test_routing_and_multicast),
         cmocka_unit_test(test_interrupt_posts_are_checked),
+        cmocka_unit_test(test_released_message_keeps_creation_order),
         cmocka_unit_test(test_full_pool_is_an_error_not_a_loss),
         cmocka_unit_test(test_finalize_with_a_full_pool_can_be_retried),
     };
