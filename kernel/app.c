@@ -31,20 +31,10 @@ tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err)
     if (app->n_modules) {
         if (!msg_remote)
             return app_refuse(err, TERN_ESTATE, app, -1, "n_modules", "no bus attached");
-        if (app->n_modules > msg_remote->count)
-            return app_refuse(err, TERN_ERANGE, app, -1, "n_modules", "%u, but the bus has %u",
-                          app->n_modules, msg_remote->count);
+        st = msg_remote->app_admit(app, err);
+        if (st != TERN_OK)
+            return st;
         self = TERN_MODULE(msg_remote->address);
-        /* Validation trusts module_hw; only the processor itself knows its
-         * board: an image whose entry for it claims a radio or ADC the
-         * board lacks would start tasks that drive nothing. */
-        uint8_t claimed = app->module_hw ? app->module_hw[msg_remote->address] : 0;
-        if (claimed & (uint8_t)~port_board.hw) {
-            tern_counters_.hw_refused++;
-            return app_refuse(err, TERN_ENOHW, app, -1, "module_hw",
-                              "module %u claims hardware 0x%02x, its board has 0x%02x",
-                              msg_remote->address, claimed, port_board.hw);
-        }
     }
     current_app = app;
     /* Stage 1: instantiate every task, so no message can find a missing one. */

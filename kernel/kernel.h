@@ -58,6 +58,12 @@ typedef struct {
     tern_status (*multicast)(tern_task_id src, const tern_group_desc *g, void *payload,
                              uint16_t len, uint8_t flags);
     void (*idle)(void); /* the idle loop: drain the bus queue, retry a received frame */
+    /* May this processor start its share of an app of n_modules modules:
+     * the bus is large enough, and its module_hw entry claims no hardware
+     * this board lacks (refused like a description, TERN_ERANGE or
+     * TERN_ENOHW). Here, not in app.c: a single-processor image links none
+     * of it. */
+    tern_status (*app_admit)(const tern_app_desc *app, tern_app_error *err);
     void (*app_started)(const tern_app_desc *app); /* the tasks of this module exist */
     const char *(*task_name)(tern_task_id id);      /* a task of another module */
     uint8_t address, count; /* this processor's bus address, processors on the bus */

@@ -503,6 +503,25 @@ static void retry_fires(tern_alarm *a, void *arg)
 
 /* --- Set-up ---------------------------------------------------------------- */
 
+/* msg_remote->app_admit: an app of a->n_modules modules on this bus and
+ * board. Validation trusts module_hw; only the processor itself knows its
+ * board: an image whose entry for it claims a radio or ADC the board lacks
+ * would start tasks that drive nothing. */
+static tern_status remote_app_admit(const tern_app_desc *a, tern_app_error *err)
+{
+    if (a->n_modules > bus->count)
+        return app_refuse(err, TERN_ERANGE, a, -1, "n_modules", "%u, but the bus has %u",
+                          a->n_modules, bus->count);
+    uint8_t claimed = a->module_hw ? a->module_hw[bus->address] : 0;
+    if (claimed & (uint8_t)~port_board.hw) {
+        tern_counters_.hw_refused++;
+        return app_refuse(err, TERN_ENOHW, a, -1, "module_hw",
+                          "module %u claims hardware 0x%02x, its board has 0x%02x",
+                          bus->address, claimed, port_board.hw);
+    }
+    return TERN_OK;
+}
+
 /* msg_remote->app_started: the remote TCBs and this processor's share of
  * every multicast group. An app without modules needs none of this. */
 static void remote_app_started(const tern_app_desc *a)
@@ -546,6 +565,7 @@ static msg_remote_ops ops = {
     .send = remote_send,
     .multicast = remote_multicast,
     .idle = remote_poll,
+    .app_admit = remote_app_admit,
     .app_started = remote_app_started,
     .task_name = remote_task_name,
 };
