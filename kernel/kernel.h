@@ -27,7 +27,23 @@ typedef struct {
 
 /* The message layer (msg.c, msg.h). */
 extern tern_tcb tern_tasks[TERN_MAX_TASKS];
-extern tern_counters tern_counters_;
+/* What the kernel stores of tern_counters (tern/config.h, TERN_STATS):
+ * everything, or the counters of faults only; TERN_STAT(expr) counts a
+ * statistic, nothing without them. */
+#if TERN_STATS
+typedef tern_counters kernel_counters;
+#define TERN_STAT(expr) (expr)
+#else
+typedef struct {
+    uint32_t dropped[TERN_DROP_REASONS];
+    uint32_t handler_errors;
+    uint32_t alloc_failures;
+    uint32_t leaks_reported;
+    uint32_t hw_refused;
+} kernel_counters;
+#define TERN_STAT(expr) ((void)0)
+#endif
+extern kernel_counters tern_counters_;
 
 /* Scheduler: sched.c, or the model's sched_threads.c / sched_hybrid.c. */
 void sched_reset(void);

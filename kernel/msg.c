@@ -7,7 +7,7 @@
 #include "msg.h"
 
 tern_tcb tern_tasks[TERN_MAX_TASKS];
-tern_counters tern_counters_;
+kernel_counters tern_counters_;
 uint8_t tern_isr_nesting;
 uint32_t msg_next_seq;
 const msg_remote_ops *msg_remote;
@@ -23,19 +23,35 @@ void msg_reset(void)
 
 const tern_counters *tern_stats(void)
 {
+#if TERN_STATS
     tern_counters_.max_stack_bytes = port_stack_used();
     return &tern_counters_;
+#else
+    /* Only an image that reads the counters has this copy. */
+    static tern_counters c;
+    memcpy(c.dropped, tern_counters_.dropped, sizeof c.dropped);
+    c.handler_errors = tern_counters_.handler_errors;
+    c.alloc_failures = tern_counters_.alloc_failures;
+    c.leaks_reported = tern_counters_.leaks_reported;
+    c.hw_refused = tern_counters_.hw_refused;
+    c.max_stack_bytes = port_stack_used();
+    return &c;
+#endif
 }
 
 void tern_stats_reset(void)
 {
     tern_irq_state s = port_irq_save();
+#if TERN_STATS
     /* gauges of what waits and what is nested right now, not statistics */
     uint16_t depth = tern_counters_.queue_depth;
     uint8_t stack = tern_counters_.stack_depth;
     memset(&tern_counters_, 0, sizeof tern_counters_);
     tern_counters_.queue_depth = depth;
     tern_counters_.stack_depth = stack;
+#else
+    memset(&tern_counters_, 0, sizeof tern_counters_);
+#endif
     sched_stats_reset();
     port_irq_restore(s);
 }
@@ -77,7 +93,7 @@ void msg_drop_waiting(tern_msg **head, tern_msg **tail, tern_task_id id)
             continue;
         }
         *pp = m->next;
-        tern_counters_.queue_depth--;
+        TERN_STAT(tern_counters_.queue_depth--);
         msg_count_drop(id, TERN_DROP_FINALIZED);
         discard(m);
     }
@@ -173,7 +189,7 @@ void tern_isr_enter(void)
     tern_isr_nesting++;
     if (tern_idle_waiting) /* checked here: a call on every interrupt costs */
         idle_note_wake();
-    tern_counters_.interrupts++;
+    TERN_STAT(tern_counters_.interrupts++);
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
 
@@ -185,7 +201,7 @@ void isr_enter_at(const tern_time *now)
     tern_isr_nesting++;
     if (tern_idle_waiting)
         idle_note_wake_at(now);
-    tern_counters_.interrupts++;
+    TERN_STAT(tern_counters_.interrupts++);
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
 #endif

@@ -127,7 +127,7 @@ MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
     m->posted = clock_low_irqs_off();
     if (msg_heap_payload(payload, flags))
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
-    tern_counters_.posted++;
+    TERN_STAT(tern_counters_.posted++);
     tern_trace(TERN_EV_POST, dst, port);
     return m;
 }
@@ -144,7 +144,7 @@ MSG_STEP bool msg_hold(tern_msg *m)
     else
         t->held_head = m;
     t->held_tail = m;
-    tern_counters_.held++;
+    TERN_STAT(tern_counters_.held++);
     return true;
 }
 
@@ -163,8 +163,10 @@ MSG_STEP bool msg_plain(tern_task_id dst, tern_port port, const void *payload, u
 /* One more message waits in a queue or mailbox. */
 MSG_STEP void msg_count_waiting(void)
 {
+#if TERN_STATS
     if (++tern_counters_.queue_depth > tern_counters_.max_queue_depth)
         tern_counters_.max_queue_depth = tern_counters_.queue_depth;
+#endif
 }
 
 /* The waiting message *pp points at leaves its queue, to run. */
@@ -173,14 +175,14 @@ MSG_STEP tern_msg *msg_take_waiting(tern_msg **pp)
     tern_msg *m = *pp;
     *pp = m->next;
     m->next = NULL;
-    tern_counters_.queue_depth--;
+    TERN_STAT(tern_counters_.queue_depth--);
     return m;
 }
 
 /* m's handler is about to run. */
 MSG_STEP void msg_handler_start(const tern_msg *m)
 {
-    tern_counters_.dispatched++;
+    TERN_STAT(tern_counters_.dispatched++);
     tern_trace(TERN_EV_HANDLER_START, m->dst, m->port);
 }
 
@@ -233,10 +235,12 @@ MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below
     t->active = 1;
     top->level = (int8_t)m->prio;
     top->task = m->dst;
+#if TERN_STATS
     if (++tern_counters_.stack_depth > tern_counters_.max_stack_depth)
         tern_counters_.max_stack_depth = tern_counters_.stack_depth;
+#endif
     if (below != TERN_NO_TASK) {
-        tern_counters_.preemptions++;
+        TERN_STAT(tern_counters_.preemptions++);
         tern_trace(TERN_EV_PREEMPT, m->dst, below);
     }
     if (!masked)
@@ -250,7 +254,7 @@ MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below
     tern_port port = msg_handler_end(m, st);
     t->active = 0;
     *top = prev;
-    tern_counters_.stack_depth--;
+    TERN_STAT(tern_counters_.stack_depth--);
     port_set_level(top->level);
     (void)msg_task_handled(t, port);
 }

@@ -141,7 +141,7 @@ MSG_STEP void place(tern_msg *m, bool enqueue_only, bool from_isr)
         dispatch_pending = true;
 #endif
     } else {
-        tern_counters_.queued++;
+        TERN_STAT(tern_counters_.queued++);
     }
 }
 

@@ -225,7 +225,7 @@ static void deliver_rtc(tern_msg *m, bool enqueue_only)
     }
     enqueue(m);
     if (!now) {
-        tern_counters_.queued++;
+        TERN_STAT(tern_counters_.queued++);
     } else if (from_isr) { /* pended by the outermost interrupt's exit */
         if (!dispatch_pending || m->prio > dispatch_level)
             dispatch_level = m->prio;

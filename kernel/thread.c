@@ -277,11 +277,11 @@ __attribute__((used)) void *thread_switch(void *sp)
         else if (sliced)
             thread_stats.sliced_short++;
 #endif
-        tern_counters_.preemptions++;
+        TERN_STAT(tern_counters_.preemptions++);
     } else {
         thread_stats.voluntary++;
     }
-    tern_counters_.ctx_switches++;
+    TERN_STAT(tern_counters_.ctx_switches++);
     if (next != &idle)
         thread_stats.switched_in[next->task]++;
     tern_trace(TERN_EV_CTX_SWITCH, prev->task, next->task);
@@ -376,7 +376,7 @@ tern_msg *thread_receive(void)
             if (!t->mbox_head)
                 t->mbox_tail = NULL;
             m->next = NULL;
-            tern_counters_.queue_depth--;
+            TERN_STAT(tern_counters_.queue_depth--);
             port_irq_restore(s);
             return m;
         }

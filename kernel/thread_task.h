@@ -16,7 +16,7 @@
 static void to_mailbox(thread *t, tern_msg *m)
 {
     if (t->state != T_RECV)
-        tern_counters_.queued++;
+        TERN_STAT(tern_counters_.queued++);
     msg_count_waiting();
     mailbox_put(t, m);
 }

@@ -62,6 +62,15 @@
 #define TERN_IDLE_STATS 1
 #endif
 
+/* 0: the kernel keeps only the counters of faults (drops by reason,
+ * handler errors, allocation failures, leaks, hardware refusals); the
+ * statistics (posts, dispatches, queued and held messages, queue and
+ * stack depths, preemptions, switches, interrupts) are neither stored nor
+ * counted, and tern_stats() reads them as zeros. */
+#ifndef TERN_STATS
+#define TERN_STATS 1
+#endif
+
 #ifndef TERN_TRACE_EVENTS
 #define TERN_TRACE_EVENTS 64 /* trace ring capacity, a power of two; 0 disables */
 #endif
