@@ -85,9 +85,10 @@ typedef struct {
 #define ARRIVAL_NONE UINT32_MAX /* drawn past the window: no more arrivals */
 
 static struct {
-    uint32_t n, ls_ms, samples, seed;
-    tern_time t0, t_end;   /* measurement window */
+    uint32_t ls_ms, samples; /* n and seed are main()'s: only it reads them */
+    tern_time t0;            /* measurement window: t0 .. t0 + window_ticks */
 #if !SEED000_BARE
+    tern_time t_end;
     uint32_t arrivals, sensing, jobs; /* tallies for the report */
 #endif
     uint32_t sensing_posted;
@@ -448,9 +449,11 @@ static tern_status control_task(void *state, tern_msg *m)
 #endif
     /* start a little after the INITs so the first events are clean */
     b.t0 = tern_now() + tern_cycles_to_ticks(L_P_CYCLES);
+#if !SEED000_BARE
     b.t_end = b.t0 + b.window_ticks;
+#endif
     tern_alarm_set(&b.sense_alarm, b.t0, tern_cycles_to_ticks(CPU_HZ));
-    tern_alarm_set(&b.end_alarm, b.t_end, 0);
+    tern_alarm_set(&b.end_alarm, b.t0 + b.window_ticks, 0);
     tern_irq_state s = port_irq_save();
     arm_next_arrival();
     port_irq_restore(s);
@@ -517,24 +520,24 @@ int main(void)
     if (tern_params[0] != PARAMS_MAGIC)
         refuse_params("seed000: parameter block has a bad magic %08lx\n",
                       (unsigned long)tern_params[0]);
-    b.n = tern_params[1];
+    uint32_t n = tern_params[1];
     b.ls_ms = tern_params[2];
     b.samples = tern_params[3];
-    b.seed = tern_params[4];
-    if (b.n < 1 || b.n > 12 || b.samples < 1)
-        refuse_params("seed000: bad parameters n=%lu samples=%lu\n", (unsigned long)b.n,
+    uint32_t seed = tern_params[4];
+    if (n < 1 || n > 12 || b.samples < 1)
+        refuse_params("seed000: bad parameters n=%lu samples=%lu\n", (unsigned long)n,
                       (unsigned long)b.samples);
     /* arrival times are kept as 32-bit ticks after t0, and the bench slots
      * compare times within the window in 32-bit differences */
     if (tern_cycles_to_ticks((uint64_t)b.samples * CPU_HZ) >= INT32_MAX)
         refuse_params("seed000: samples=%lu: the window does not fit 32 bits of ticks\n",
                       (unsigned long)b.samples);
-    arrivals_seed(&b.rng, b.seed);
-    b.arrival_mean_cycles = CPU_HZ / ((1ul << b.n) - 1);
+    arrivals_seed(&b.rng, seed);
+    b.arrival_mean_cycles = CPU_HZ / ((1ul << n) - 1);
 #if !SEED000_BARE
     tern_printf("SEED000 BEGIN model=%s n=%lu ls_ms=%lu samples=%lu seed=%lu\n", tern_model_name,
-                (unsigned long)b.n, (unsigned long)b.ls_ms, (unsigned long)b.samples,
-                (unsigned long)b.seed);
+                (unsigned long)n, (unsigned long)b.ls_ms, (unsigned long)b.samples,
+                (unsigned long)seed);
 #endif
     tern_app_run(&app);
 }
