@@ -1,16 +1,21 @@
 /* adaptive (seed 003 section 5): `threads` plus preemption-free periods.
  *
- * A thread that comes to the CPU with a full quantum is long (beta), one
- * with part of its quantum left (it blocked before using it up) is short
- * (alpha); see switch_out() in thread.c. Round-robin runs as in `threads`
- * until delta = TERN_ADAPTIVE_DELTA quanta have passed; then a
+ * A thread that has a full quantum is long (beta), one with part of its
+ * quantum left (it blocked before using it up) is short (alpha); see
+ * switch_out() and slice_ends() in thread.c. Round-robin runs as in
+ * `threads` until delta = TERN_ADAPTIVE_DELTA quanta have passed; then a
  * preemption-free period begins:
  *  - a long thread running at that moment is preempted if a short thread
  *    of its level waits (the one involuntary switch of the period);
  *  - within a level, short threads are chosen before long ones;
- *  - a short thread's quantum does not end: it runs until it blocks (to
- *    completion); a long thread is sliced as before (see
- *    TERN_ADAPTIVE_SLICE_LONG for the stricter variant).
+ *  - a short thread is not preempted when the rest of its quantum runs
+ *    out: it runs on, to completion if that comes within the rest; if not,
+ *    it has been given a full quantum and is long from then on (the
+ *    paper's class is the quantum a thread holds, not the one it was
+ *    dispatched with), so it is sliced at that quantum's end like any long
+ *    thread (see TERN_ADAPTIVE_SLICE_LONG for the stricter variant). A
+ *    thread that blocks with a little of its quantum used thus holds the
+ *    CPU for less than two quanta while a peer waits, not a whole period.
  * The period ends after TERN_ADAPTIVE_PF_QUANTA quanta, or as soon as the
  * CPU idles, and round-robin resumes for the next delta. Across levels
  * priority preemption stays as in `threads`: the periods save the

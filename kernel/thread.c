@@ -165,8 +165,15 @@ static void slice_ends(tern_alarm *a, void *arg)
         port_thread_switch();
         return;
     }
-    thread_running->run_start = (thread_stamp)now; /* long or short stays as it was dispatched */
+    /* A fresh quantum makes the thread long (seed 003 5.3: "if a process has
+     * a full quantum, it's a long process"): one that came back short has
+     * used up its rest, so it is sliced again like any long one. Keeping it
+     * short let it run unsliced through a whole preemption-free period while
+     * its peers waited (seed003 with arrival seeds 2 and 3: a 1 s sensing
+     * job held the CPU, forwarding jobs waited up to 962 ms). */
+    thread_running->run_start = (thread_stamp)now;
     thread_running->quantum_left = quantum;
+    thread_running->long_run = 1;
     arm_slice();
 }
 
@@ -231,10 +238,11 @@ __attribute__((used)) void *thread_switch(void *sp)
     if (still_ready) {
         bool go = cand && (prev->expired ? cand->prio >= prev->prio : tpolicy_preempts(prev, cand));
         if (!go) {
-            if (prev->expired) { /* its peer left meanwhile: a new quantum */
+            if (prev->expired) { /* its peer left meanwhile: a new quantum, long */
                 prev->expired = 0;
                 prev->run_start = clock_stamp();
                 prev->quantum_left = quantum;
+                prev->long_run = 1;
                 arm_slice();
             }
             return sp;

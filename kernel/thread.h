@@ -57,7 +57,8 @@ typedef struct thread {
     uint8_t state;         /* thread_state */
     uint8_t task;          /* task id, TERN_NO_TASK for idle */
     uint8_t expired;       /* its quantum ran out with a peer waiting */
-    uint8_t long_run;      /* started its run with a full quantum (seed 003 beta) */
+    uint8_t long_run;      /* holds a full quantum: got the CPU with one, or
+                              was given a fresh one while running (seed 003 beta) */
     int8_t base_prio;
     thread_stamp run_start; /* the clock when it last got the CPU */
     uint32_t quantum_left; /* ticks of its quantum still unused */

@@ -85,8 +85,10 @@ tern_status tern_mutex_unlock(tern_mutex *m);
 int tern_thread_priority(void);
 
 /* True when the running thread got the CPU with part of its quantum
- * already used (seed 003's short process, alpha); false when it got a full
- * quantum (long, beta), and in interrupt or idle. */
+ * already used (seed 003's short process, alpha) and has not been given a
+ * fresh one since (the kernel gives it when the quantum's end is checked:
+ * a peer of its level waits); false when it holds a full quantum (long,
+ * beta), and in interrupt or idle. */
 bool tern_thread_short(void);
 
 /* Context switches by kind (tern_counters.ctx_switches is their sum). */
@@ -96,8 +98,8 @@ typedef struct {
     uint32_t from_idle;     /* the idle thread gave way to a woken thread */
     uint32_t slices;        /* quanta that expired with another thread waiting */
 #if TERN_THREAD_CAUSES
-    /* involuntary switches whose cause was the end of a quantum, by what the
-     * thread was when it got the CPU (seed 003 5.3): long (beta) or short
+    /* involuntary switches whose cause was the end of a quantum, by the
+     * quantum the thread held (seed 003 5.3): long (beta) or short
      * (alpha); the rest of `involuntary` are priority preemptions and the
      * long threads adaptive preempts when a period begins */
     uint32_t sliced_long;

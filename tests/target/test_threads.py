@@ -209,6 +209,29 @@ def test_round_robin_without_periods(thread_run: tuple[str, str]) -> None:
     assert "M~" in marks and not any(m.startswith("M*") for m in marks), marks
 
 
+def test_a_thread_back_short_does_not_hold_the_cpu_past_a_quantum(
+        thread_run: tuple[str, str]) -> None:
+    """B: L blocked with nearly all its quantum left and came back short
+    (seed 003's alpha), then ran alone for up to 8 quanta; it posts a job to
+    s1, of its level, inside a preemption-free period (adaptive). L has long
+    used up the rest it came back with: the quantum it holds is a fresh one,
+    which makes it long, and a long thread is sliced inside a period. s1 must
+    get the CPU within one quantum (and the switch) of the post. While L was
+    kept short it ran unsliced until the period ended (4 quanta here), and a
+    1 s sensing job of bench/seed003 kept forwarding jobs waiting ~950 ms."""
+    model, out = thread_run
+    m = re.search(r"^B short=(\d) pf=(\d) wait=(\d+)$", out, re.M)
+    assert m, out
+    assert m[1] == "1", "L must come back short from its nap"
+    # the case the test is for: the period was on when s1's job arrived
+    assert m[2] == ("1" if model == "adaptive" else "0")
+    # emulated cycles (QEMU: instructions): a quantum, the slice alarm, the
+    # switch and s1's receive (41,210 on mps2-an385 with the fix; 161,495
+    # while L stayed short)
+    assert int(m[3]) <= QUANTUM + 3000, out
+    assert lines(out, "B") == ["s1 L<", f"short=1 pf={m[2]} wait={m[3]}"]
+
+
 @pytest.mark.parametrize("app", ["threads", "threads-strict"])
 @pytest.mark.parametrize("adaptive_board", sorted({b for b, m in CASES if m == "adaptive"}))
 def test_preemption_free_periods(adaptive_board: str, app: str) -> None:

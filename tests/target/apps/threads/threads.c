@@ -23,7 +23,11 @@
  *      half quantum, and every four quanta a job for M (a nap, then 1.25
  *      quanta of work):
  *      involuntary switches, preemption-free periods (adaptive), and how
- *      often M's job is cut by the end of a quantum */
+ *      often M's job is cut by the end of a quantum
+ *   B  L naps (it blocks with nearly all its quantum left, so it comes
+ *      back short), works alone until a preemption-free period has begun
+ *      (adaptive), then posts a job to s1 of its level and works 5 quanta
+ *      more: how long s1 waits for the CPU */
 #include "tern/port.h"
 #include "tern/tern.h"
 #include "tern/thread.h"
@@ -43,6 +47,9 @@ static const char *const tag[N_TASKS] = {"control", "a", "b", "c", "a", "b", "lo
 #define MED_EVERY 8        /* A: a job for M with every 8th short job (4 quanta) */
 #define MED_NAP 1000u      /* A: M naps first, then */
 #define MED_WORK 50000u    /* works 1.25 quanta: sliced unless it may finish */
+#define B_POLL 2000u       /* B: L looks for a period this often (cycles) */
+#define B_POLLS 160        /* ... for at most 8 quanta */
+#define B_WORK 200000u     /* B: L's work after the post, 5 quanta */
 
 static char scenario;
 static char line[200];
@@ -54,6 +61,8 @@ static tern_alarm shorts_alarm;
 static unsigned shorts_posted, shorts_in_pf, shorts_out_pf, med_jobs, med_sliced;
 static tern_time x_start, x_end;
 static const tern_thread_stats *a_stats; /* A: the kernel's counters, updated in place */
+static bool b_short, b_in_pf;
+static tern_time b_posted, b_started;
 
 static void note(const char *fmt, const char *s)
 {
@@ -230,6 +239,24 @@ static tern_status worker(void *state, tern_msg *m)
             port_work(SHORT_WORK);
         }
         break;
+    case 'B':
+        if (self == LONG) {
+            (void)tern_sleep(tern_cycles_to_ticks(MED_NAP));
+            b_short = tern_thread_short();
+            for (int i = 0; i < B_POLLS && !tern_adaptive_in_pf(); i++)
+                port_work(B_POLL);
+            tern_irq_state st = port_irq_save();
+            b_in_pf = tern_adaptive_in_pf();
+            b_posted = tern_now();
+            send(SH1);
+            port_irq_restore(st);
+            port_work(B_WORK);
+            note(" %s<", me);
+        } else {
+            b_started = tern_now();
+            note(" %s", me);
+        }
+        break;
     }
     return TERN_OK;
 }
@@ -353,6 +380,12 @@ static tern_status control(void *state, tern_msg *m)
     counts("A", &before);
     tern_printf("A shorts=%u in_pf=%u out_pf=%u\n", shorts_posted, shorts_in_pf, shorts_out_pf);
     tern_printf("A med_jobs=%u med_sliced=%u\n", med_jobs, med_sliced);
+
+    begin('B');
+    send(LONG);
+    end();
+    tern_printf("B short=%u pf=%u wait=%lu\n", (unsigned)b_short, (unsigned)b_in_pf,
+                (unsigned long)tern_ticks_to_cycles(b_started - b_posted));
 
     /* F: finalizing a thread task ends its thread; the task is gone. */
     tern_status fin = tern_task_finalize(SH2);
