@@ -137,8 +137,8 @@ class Run:
     model: str
     ctx_invol: int
     ctx_vol: int
-    sliced_long: int  # involuntary: a thread that got the CPU long (beta) used its quantum up
-    sliced_short: int  # ... one that got it short (alpha)
+    sliced_long: int  # involuntary: a thread that held a full quantum (long, beta) used it up
+    sliced_short: int  # ... one that held the rest of one (short, alpha)
     pf_entered: int  # adaptive's preemption-free periods
     invol_sensing: int  # involuntary switches out of the sensing thread
     invol_per_neighbour: list[int]  # ... out of each neighbour's forwarding thread
@@ -313,7 +313,7 @@ def text_table(doc: dict[str, Any]) -> str:
                     f"{r['p99_processing_us']:>10.1f}")
     rows.append("invol: involuntary switches; sensing, nbrs: of them, out of the sensing thread and "
                 "out of the neighbours' threads; long, short: of them, a quantum that ended on a "
-                "thread that got the CPU with a full one (long) or part of one (short)")
+                "thread that held a full one (long) or the rest of one (short)")
     c = cuts(doc)
     if c is not None:
         rows.append(f"adaptive vs threads: {c['invol']:.1f} % fewer involuntary switches "
