@@ -44,7 +44,7 @@ static void enqueue(tern_msg *m)
  * than the handler below (seed 002 V-B: otherwise the stack top resumes).
  * The queue is in policy order, so the first match is the one to run.
  * Returns the link that points at it, so taking it needs no second walk. */
-static tern_msg **pick(int8_t floor)
+MSG_STEP tern_msg **pick_inline(int8_t floor)
 {
     for (tern_msg **pp = &queue; *pp; pp = &(*pp)->next) {
         tern_msg *m = *pp;
@@ -55,6 +55,12 @@ static tern_msg **pick(int8_t floor)
     }
     return NULL;
 }
+
+/* The call, for every caller but the level vector's dispatch (hardware-
+ * dispatch ports): that one has it inline, ~8 instructions less from an
+ * interrupt to its handler on Cortex-M3, where a call saves and moves
+ * registers, for 40 bytes; the AVR's image does not change. */
+static __attribute__((noinline)) tern_msg **pick(int8_t floor) { return pick_inline(floor); }
 
 void sched_release_held(tern_msg *m) { enqueue(m); }
 
@@ -109,7 +115,7 @@ void tern_sched_dispatch_level(uint8_t level)
     tern_irq_state s = port_irq_save();
     int8_t floor = top.level;
     tern_msg **pp;
-    while ((pp = pick(floor)) != NULL && (*pp)->prio >= level) {
+    while ((pp = pick_inline(floor)) != NULL && (*pp)->prio >= level) {
         tern_msg *m = msg_take_waiting(pp);
         msg_run_nested(&top, m, top.task, m->prio == level);
     }
