@@ -610,7 +610,8 @@ def markdown(doc: dict[str, Any]) -> str:
     if doc["board"] == TARGET_BOARD:
         L += _targets_table("Issue 7 targets (stack model)", "benchmark", target_status(doc))
         L += _targets_table("Issue 17 targets", "model, benchmark", issue17_status(doc),
-                            "Where the remaining instructions go, by function: `./tern bench itrace`.")
+                            "Where the remaining instructions go, by function: `./tern bench itrace`; each "
+                            "miss against its measured floor (bench/floor/cm_floor.c): docs/dispatch-cost.md.")
     if doc["board"] != TARGET_BOARD:
         return "\n".join(L)
     L.append("## Reference numbers (from issue 7, same QEMU board, instructions)")
