@@ -3,10 +3,14 @@
  * the port's single one-shot is programmed for the head. Periodic alarms
  * advance from their previous deadline, never from "now", so they do not
  * drift however late an interrupt is served. */
+#include <stddef.h>
+
 #include "kernel.h"
 #include "time64.h"
 
-static tern_alarm *alarms; /* sorted by deadline, then insertion order */
+/* sorted by deadline, then insertion order (used: the AVR's program_at,
+ * assembly, reads it where the compiler cannot see) */
+static __attribute__((used)) tern_alarm *alarms;
 #if defined(__AVR__)
 typedef uint32_t timer_ticks;
 #else
@@ -26,7 +30,7 @@ static timer_ticks horizon;
 #endif
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
-static bool programmed;
+static __attribute__((used)) bool programmed;
 
 static void program(void);
 
@@ -69,41 +73,92 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
  * every wrap. */
 #if defined(__AVR__)
 /* On the 8-bit CPU in 32-bit steps on the deadline's halves, read in
- * place, `now` as two halves: passing 64-bit values around costs avr-gcc
- * most of the register file. A deadline less than the horizon ahead of
- * `now` goes to the port as what it is, a value of the 32-bit counter (the
- * clock's low half): the port compares it with the counter it reads
- * anyway, so `now` may be a little old (the clock interrupt's, after
- * callbacks ran) and no lag needs subtracting. */
-static void program_at(const tern_time *now)
+ * place. A deadline less than the horizon ahead of `now` goes to the port
+ * as what it is, a value of the 32-bit counter (the clock's low half): the
+ * port compares it with the counter it reads anyway, so `now` may be a
+ * little old (the clock interrupt's, after callbacks ran) and no lag needs
+ * subtracting. */
+
+/* The counter value for the head's deadline as seen at *now, in general:
+ * the 64-bit difference on 32-bit halves. Needed only when the high halves
+ * differ (near a wrap of the low half, once per 2^32 ticks). */
+static __attribute__((used, noinline)) uint32_t deadline_across(const tern_time *now)
 {
-    programmed = true;
-    uint32_t nl = t64_lo_at(now);
     const tern_alarm *a = alarms;
-    if (a) {
-        /* The high halves first, then the low ones only when they decide:
-         * few 32-bit values live at once (avr-gcc saves a register file's
-         * worth around the 64-bit difference). */
-        uint32_t hd = t64_hi_at(&a->deadline) - t64_hi_at(now);
-        if ((int32_t)hd < 0) {
-            port_deadline_at(nl); /* passed: the port fires at once */
-            return;
-        }
-        if (hd <= 1) {
-            uint32_t dl = t64_lo_at(&a->deadline);
-            bool borrow = dl < nl;
-            if (borrow == (hd != 0)) { /* now <= deadline < now + 2^32 */
-                if (dl - nl < horizon) {
-                    port_deadline_at(dl);
-                    return;
-                }
-            } else if (hd == 0) {
-                port_deadline_at(nl); /* passed */
-                return;
-            }
-        }
-    }
-    port_deadline_at(nl + horizon);
+    uint32_t nl = t64_lo_at(now), dl = t64_lo_at(&a->deadline);
+    uint32_t nh = t64_hi_at(now), dh = t64_hi_at(&a->deadline);
+    /* passed as the due test sees it (unsigned): a deadline more than
+     * 2^63 ahead is not "passed", which would fire the interrupt at once
+     * and again, the alarm never due */
+    if (dh < nh || (dh == nh && dl < nl))
+        return nl; /* the port fires at once */
+    if (dh - nh - (dl < nl) == 0 && dl - nl < horizon)
+        return dl;
+    return nl + horizon;
+}
+
+_Static_assert(offsetof(tern_alarm, deadline) == 2, "program_at reads the deadline at offset 2");
+_Static_assert(horizon == UINT32_C(0x80000000), "program_at adds the horizon to bit 31");
+
+/* The common case in assembly: avr-gcc keeps the low halves, their
+ * difference and two pointers live at once and saves six registers around
+ * them (110 cycles; this takes 64). With the high halves equal, one
+ * compare of the low halves gives both answers: C, the deadline has
+ * passed (the port is given `now`, which has passed too, and fires at
+ * once); N, bit 31 of the difference, it is a horizon or more away. */
+static __attribute__((naked, noinline)) void program_at(const tern_time *now)
+{
+    (void)now;
+    __asm__ volatile("movw r30, r24\n\t"      /* Z = now */
+                     "ldi r18, 1\n\t"
+                     "sts programmed, r18\n\t"
+                     "ld r22, Z\n\t"          /* now's low half: port_deadline_at's */
+                     "ldd r23, Z+1\n\t"       /* argument, r22..r25 */
+                     "ldd r24, Z+2\n\t"
+                     "ldd r25, Z+3\n\t"
+                     "lds r26, alarms\n\t"    /* X = the head */
+                     "lds r27, alarms+1\n\t"
+                     "sbiw r26, 0\n\t"
+                     "breq 2f\n\t"            /* none: the horizon */
+                     "adiw r26, 6\n\t"        /* the deadline's high half */
+                     "ld r18, X+\n\t"
+                     "ld r19, X+\n\t"
+                     "ld r20, X+\n\t"
+                     "ld r21, X+\n\t"
+                     "ldd __tmp_reg__, Z+4\n\t"
+                     "cp r18, __tmp_reg__\n\t"
+                     "ldd __tmp_reg__, Z+5\n\t"
+                     "cpc r19, __tmp_reg__\n\t"
+                     "ldd __tmp_reg__, Z+6\n\t"
+                     "cpc r20, __tmp_reg__\n\t"
+                     "ldd __tmp_reg__, Z+7\n\t"
+                     "cpc r21, __tmp_reg__\n\t"
+                     "brne 4f\n\t"
+                     "sbiw r26, 8\n\t"        /* the deadline's low half */
+                     "ld r18, X+\n\t"
+                     "ld r19, X+\n\t"
+                     "ld r20, X+\n\t"
+                     "ld r21, X\n\t"
+                     "cp r18, r22\n\t"        /* deadline - now */
+                     "cpc r19, r23\n\t"
+                     "cpc r20, r24\n\t"
+                     "cpc r21, r25\n\t"
+                     "brlo 3f\n\t"            /* passed: now */
+                     "brmi 2f\n\t"            /* a horizon or more: now + horizon */
+                     "movw r22, r18\n\t"      /* the deadline */
+                     "movw r24, r20\n\t"
+                     "jmp port_deadline_at\n"
+                     "2:\n\t"
+                     "subi r25, 0x80\n"        /* + 2^31 */
+                     "3:\n\t"
+                     "jmp port_deadline_at\n"
+                     "4:\n\t"
+                     "movw r24, r30\n\t"
+                     "call deadline_across\n\t"
+                     "jmp port_deadline_at\n"
+                     :
+                     :
+                     : "memory"); /* it writes `programmed`, reads `alarms` */
 }
 
 static void program(void)
