@@ -260,7 +260,7 @@ static tern_status op_detach(void *ctx, tern_task_id t, tern_mig_image *img, ter
     tern_time now = clock_now_irqs_off();
     for (uint8_t k = 0; k < TERN_TIMERS_PER_TASK; k++) {
         tern_alarm *a = &tcb->timers[k];
-        img->timers[k].active = a->armed;
+        img->timers[k].active = a->armed != 0;
         if (a->armed) {
             img->timers[k].remaining = ticks_to_ns(a->deadline > now ? a->deadline - now : 0);
             img->timers[k].period = ticks_to_ns(a->period);

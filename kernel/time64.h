@@ -56,6 +56,12 @@ static inline __attribute__((always_inline)) void t64_add32_at(tern_time *t, uin
     memcpy((uint8_t *)t + 4, &hi, sizeof hi);
 }
 
+/* t != 0, on register halves (a 64-bit test is a libgcc compare) */
+static inline __attribute__((always_inline)) bool t64_nz(tern_time t)
+{
+    return ((uint32_t)t | t64_hi(t)) != 0;
+}
+
 /* a < b */
 static inline __attribute__((always_inline)) bool t64_lt(tern_time a, tern_time b)
 {
@@ -89,6 +95,7 @@ static inline __attribute__((always_inline)) uint32_t t64_until(tern_time deadli
 }
 #else
 static inline void t64_add32_at(tern_time *t, uint32_t x) { *t += x; }
+static inline bool t64_nz(tern_time t) { return t != 0; }
 static inline bool t64_lt(tern_time a, tern_time b) { return a < b; }
 static inline tern_time t64_add(tern_time a, tern_time b) { return a + b; }
 static inline tern_time t64_sub(tern_time a, tern_time b) { return a - b; }

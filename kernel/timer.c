@@ -8,9 +8,7 @@
 #include "kernel.h"
 #include "time64.h"
 
-/* sorted by deadline, then insertion order (used: the AVR's program_at,
- * assembly, reads it where the compiler cannot see) */
-static __attribute__((used)) tern_alarm *alarms;
+static tern_alarm *alarms; /* sorted by deadline, then insertion order */
 #if defined(__AVR__)
 typedef uint32_t timer_ticks;
 #else
@@ -30,7 +28,7 @@ static timer_ticks horizon;
 #endif
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
-static __attribute__((used)) bool programmed;
+static bool programmed;
 
 static void program(void);
 
@@ -79,22 +77,23 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
  * little old (the clock interrupt's, after callbacks ran) and no lag needs
  * subtracting. */
 
-/* The counter value for the head's deadline as seen at *now, in general:
- * the 64-bit difference on 32-bit halves. Needed only when the high halves
- * differ (near a wrap of the low half, once per 2^32 ticks). */
-static __attribute__((used, noinline)) uint32_t deadline_across(const tern_time *now)
+/* The head's deadline as seen at `now`, in general: the 64-bit
+ * difference on 32-bit halves. Needed only when the high halves differ
+ * (near a wrap of the low half, once per 2^32 ticks). */
+static __attribute__((noinline)) void program_across(tern_time now)
 {
     const tern_alarm *a = alarms;
-    uint32_t nl = t64_lo_at(now), dl = t64_lo_at(&a->deadline);
-    uint32_t nh = t64_hi_at(now), dh = t64_hi_at(&a->deadline);
+    uint32_t nl = (uint32_t)now, nh = t64_hi(now);
+    uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
+    uint32_t at = nl + horizon;
     /* passed as the due test sees it (unsigned): a deadline more than
      * 2^63 ahead is not "passed", which would fire the interrupt at once
      * and again, the alarm never due */
     if (dh < nh || (dh == nh && dl < nl))
-        return nl; /* the port fires at once */
-    if (dh - nh - (dl < nl) == 0 && dl - nl < horizon)
-        return dl;
-    return nl + horizon;
+        at = nl; /* the port fires at once */
+    else if (dh - nh - (dl < nl) == 0 && dl - nl < horizon)
+        at = dl;
+    port_deadline_at(at);
 }
 
 _Static_assert(offsetof(tern_alarm, deadline) == 2, "program_at reads the deadline at offset 2");
@@ -102,69 +101,55 @@ _Static_assert(horizon == UINT32_C(0x80000000), "program_at adds the horizon to 
 
 /* The common case in assembly: avr-gcc keeps the low halves, their
  * difference and two pointers live at once and saves six registers around
- * them (110 cycles; this takes 64). With the high halves equal, one
- * compare of the low halves gives both answers: C, the deadline has
- * passed (the port is given `now`, which has passed too, and fires at
- * once); N, bit 31 of the difference, it is a horizon or more away. */
-static __attribute__((naked, noinline)) void program_at(const tern_time *now)
+ * them (110 cycles; this takes ~45). `now` comes in r18..r25 (as
+ * tern_now() returns it: no stack frame in program()). With the high
+ * halves equal, one compare of the low halves gives both answers: C, the
+ * deadline has passed (the port is given `now`, which has passed too, and
+ * fires at once); N, bit 31 of the difference, it is a horizon or more
+ * away. */
+static __attribute__((naked, noinline)) void program_at(tern_time now)
 {
     (void)now;
-    __asm__ volatile("movw r30, r24\n\t"      /* Z = now */
-                     "ldi r18, 1\n\t"
-                     "sts programmed, r18\n\t"
-                     "ld r22, Z\n\t"          /* now's low half: port_deadline_at's */
-                     "ldd r23, Z+1\n\t"       /* argument, r22..r25 */
-                     "ldd r24, Z+2\n\t"
-                     "ldd r25, Z+3\n\t"
-                     "lds r26, alarms\n\t"    /* X = the head */
-                     "lds r27, alarms+1\n\t"
+    __asm__ volatile("ldi r30, 1\n\t"
+                     "sts %[programmed], r30\n\t"
+                     "lds r26, %[alarms]\n\t"  /* X = the head */
+                     "lds r27, %[alarms]+1\n\t"
                      "sbiw r26, 0\n\t"
-                     "breq 2f\n\t"            /* none: the horizon */
-                     "adiw r26, 6\n\t"        /* the deadline's high half */
-                     "ld r18, X+\n\t"
-                     "ld r19, X+\n\t"
-                     "ld r20, X+\n\t"
-                     "ld r21, X+\n\t"
-                     "ldd __tmp_reg__, Z+4\n\t"
-                     "cp r18, __tmp_reg__\n\t"
-                     "ldd __tmp_reg__, Z+5\n\t"
-                     "cpc r19, __tmp_reg__\n\t"
-                     "ldd __tmp_reg__, Z+6\n\t"
-                     "cpc r20, __tmp_reg__\n\t"
-                     "ldd __tmp_reg__, Z+7\n\t"
-                     "cpc r21, __tmp_reg__\n\t"
+                     "breq 2f\n\t"             /* none: the horizon */
+                     "adiw r26, 6\n\t"         /* its deadline's high half */
+                     "ld __tmp_reg__, X+\n\t"  /* against now's, r22..r25 */
+                     "cp __tmp_reg__, r22\n\t"
+                     "ld __tmp_reg__, X+\n\t"
+                     "cpc __tmp_reg__, r23\n\t"
+                     "ld __tmp_reg__, X+\n\t"
+                     "cpc __tmp_reg__, r24\n\t"
+                     "ld __tmp_reg__, X+\n\t"
+                     "cpc __tmp_reg__, r25\n\t"
                      "brne 4f\n\t"
-                     "sbiw r26, 8\n\t"        /* the deadline's low half */
-                     "ld r18, X+\n\t"
-                     "ld r19, X+\n\t"
-                     "ld r20, X+\n\t"
-                     "ld r21, X\n\t"
-                     "cp r18, r22\n\t"        /* deadline - now */
-                     "cpc r19, r23\n\t"
-                     "cpc r20, r24\n\t"
-                     "cpc r21, r25\n\t"
-                     "brlo 3f\n\t"            /* passed: now */
-                     "brmi 2f\n\t"            /* a horizon or more: now + horizon */
-                     "movw r22, r18\n\t"      /* the deadline */
+                     "sbiw r26, 8\n\t"         /* the low half, into r22..r25: */
+                     "ld r22, X+\n\t"          /* port_deadline_at's argument */
+                     "ld r23, X+\n\t"
+                     "ld r24, X+\n\t"
+                     "ld r25, X\n\t"
+                     "cp r22, r18\n\t"         /* deadline - now */
+                     "cpc r23, r19\n\t"
+                     "cpc r24, r20\n\t"
+                     "cpc r25, r21\n\t"
+                     "brlo 3f\n\t"             /* passed: now */
+                     "brmi 2f\n\t"             /* a horizon or more: now + horizon */
+                     "jmp port_deadline_at\n"   /* the deadline */
+                     "2:\n\t"
+                     "subi r21, 0x80\n"         /* + 2^31 */
+                     "3:\n\t"
+                     "movw r22, r18\n\t"
                      "movw r24, r20\n\t"
                      "jmp port_deadline_at\n"
-                     "2:\n\t"
-                     "subi r25, 0x80\n"        /* + 2^31 */
-                     "3:\n\t"
-                     "jmp port_deadline_at\n"
                      "4:\n\t"
-                     "movw r24, r30\n\t"
-                     "call deadline_across\n\t"
-                     "jmp port_deadline_at\n"
+                     "jmp %x[across]\n"         /* now still in r18..r25 */
                      :
-                     :
+                     : [programmed] "i"(&programmed), [alarms] "i"(&alarms),
+                       [across] "i"(program_across)
                      : "memory"); /* it writes `programmed`, reads `alarms` */
-}
-
-static void program(void)
-{
-    tern_time now = tern_now();
-    program_at(&now);
 }
 #else
 static void program_at(tern_time now)
@@ -175,9 +160,9 @@ static void program_at(tern_time now)
     port_deadline_set((uint32_t)delta);
     programmed = true;
 }
+#endif
 
 static void program(void) { program_at(tern_now()); }
-#endif
 
 static void unlink_alarm(tern_alarm *a)
 {
@@ -191,14 +176,35 @@ static void unlink_alarm(tern_alarm *a)
     programmed = false;
 }
 
-static void insert(tern_alarm *a)
+/* tern_alarm.armed: non-zero while in the list; PERIODIC, it has a
+ * period, so that the clock interrupt tests one byte, not eight. */
+#define ARMED 1
+#define PERIODIC 2
+
+/* Does a's deadline come before b's? On the AVR on 32-bit halves read in
+ * place (by value, two 64-bit deadlines took avr-gcc 18 saved registers
+ * and a stack frame). */
+static inline __attribute__((always_inline)) bool before(const tern_alarm *a, const tern_alarm *b)
+{
+#if defined(__AVR__)
+    uint32_t ah = t64_hi_at(&a->deadline), bh = t64_hi_at(&b->deadline);
+    if (ah != bh)
+        return ah < bh;
+    return t64_lo_at(&a->deadline) < t64_lo_at(&b->deadline);
+#else
+    return a->deadline < b->deadline;
+#endif
+}
+
+/* Into the list, after every alarm due no later, armed as `armed` says. */
+static void insert(tern_alarm *a, uint8_t armed)
 {
     tern_alarm **pp = &alarms;
-    while (*pp && !t64_lt(a->deadline, (*pp)->deadline))
+    while (*pp && !before(a, *pp))
         pp = &(*pp)->next;
     a->next = *pp;
     *pp = a;
-    a->armed = 1;
+    a->armed = armed;
     programmed = false;
 }
 
@@ -219,7 +225,7 @@ void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
         unlink_alarm(a);
     a->deadline = deadline;
     a->period = period;
-    insert(a);
+    insert(a, t64_nz(period) ? ARMED | PERIODIC : ARMED);
     program();
     port_irq_restore(s);
 }
@@ -247,11 +253,14 @@ void tern_alarm_cancel(tern_alarm *a)
  * (port_deadline_at), so no read is spent on the common case of none. */
 static tern_time isr_now; /* the clock at the deadline interrupt */
 
-/* Is alarm a due at isr_now? */
+/* Is alarm a due at isr_now? (The high halves' inequality first: equal,
+ * the common case, they are compared once.) */
 static inline __attribute__((always_inline)) bool due(const tern_alarm *a)
 {
     uint32_t dh = t64_hi_at(&a->deadline), nh = t64_hi_at(&isr_now);
-    return dh < nh || (dh == nh && t64_lo_at(&a->deadline) <= t64_lo_at(&isr_now));
+    if (dh != nh)
+        return dh < nh;
+    return t64_lo_at(&a->deadline) <= t64_lo_at(&isr_now);
 }
 
 /* A periodic alarm's next deadline, one period on: out of line, so that
@@ -263,7 +272,7 @@ static __attribute__((noinline)) void rearm(tern_alarm *a)
     uint32_t dh = t64_hi_at(&a->deadline) + ph + (dl < pl);
     memcpy(&a->deadline, &dl, sizeof dl);
     memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
-    insert(a);
+    insert(a, ARMED | PERIODIC);
 }
 
 static void clock_isr(void)
@@ -272,14 +281,15 @@ static void clock_isr(void)
     tern_alarm *a;
     while ((a = alarms) != NULL && due(a)) {
         alarms = a->next; /* unlink_alarm of the head, without the walk */
+        uint8_t armed = a->armed;
         a->armed = 0;
         programmed = false; /* a callback may have programmed it for a */
-        if (t64_lo_at(&a->period) | t64_hi_at(&a->period))
+        if (armed & PERIODIC)
             rearm(a);
         a->fn(a, a->arg);
     }
     if (!programmed)
-        program_at(&isr_now);
+        program_at(isr_now);
 }
 
 void tern_clock_isr(void)
@@ -307,7 +317,7 @@ static void clock_isr(tern_time now)
         unlink_alarm(a);
         if (a->period) {
             a->deadline += a->period;
-            insert(a);
+            insert(a, ARMED | PERIODIC);
         }
         a->fn(a, a->arg);
         if (alarms)

@@ -30,7 +30,7 @@ typedef struct tern_alarm {
     tern_time period; /* 0 = one-shot */
     tern_alarm_fn fn;
     void *arg;
-    uint8_t armed;
+    uint8_t armed; /* non-zero while armed (kernel/timer.c) */
 } tern_alarm;
 
 void tern_alarm_init(tern_alarm *a, tern_alarm_fn fn, void *arg);
