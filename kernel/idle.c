@@ -88,6 +88,14 @@ void idle_note_wake(void)
     }
 }
 
+/* Out of line on the AVR, where a call costs less than the registers a
+ * caller would save for what the function keeps; inline elsewhere. */
+#if defined(__AVR__)
+#define AVR_OUT_OF_LINE __attribute__((noinline))
+#else
+#define AVR_OUT_OF_LINE inline
+#endif
+
 /* *t += x, x < 2^32: the 32-bit low half, the high half only on a carry */
 static inline void add_ticks(tern_time *t, uint32_t x)
 {
@@ -114,10 +122,10 @@ static __attribute__((noinline, cold)) void account_other(uint32_t length)
     other_periods++;
 }
 
-/* The period just ended, spent in `state`. Out of line: its pointers and
- * sums fit in the registers a call may clobber, and idle_once saves none
- * for them. */
-static __attribute__((noinline)) void account(uint8_t state)
+/* The period just ended, spent in `state`. Out of line on the AVR: its
+ * pointers and sums fit in the registers a call may clobber, and
+ * idle_once saves none for them. */
+static AVR_OUT_OF_LINE void account(uint8_t state)
 {
     uint32_t length = period_length();
     /* longer than 2^32 never: on the AVR its high half stays 0 */
@@ -139,18 +147,19 @@ static __attribute__((noinline)) void account(uint8_t state)
 }
 #endif
 
-/* Out of line: the hook's 64-bit arguments take call-saved registers,
- * which idle_once would otherwise save and restore on every wake-up. */
-static __attribute__((noinline)) void call_hook(uint8_t state)
+/* Out of line on the AVR: the hook's 64-bit arguments take call-saved
+ * registers, which idle_once would otherwise save and restore on every
+ * wake-up. */
+static AVR_OUT_OF_LINE void call_hook(uint8_t state)
 {
     hook(start_time, t64_add(start_time, period_length()), state);
 }
 
 /* The sleep state for the time to the next deadline, that time in
- * *available: out of line, so that its 64-bit values are not kept in
- * idle_once's frame, whose saved registers are restored after the
+ * *available: out of line on the AVR, so that its 64-bit values are not
+ * kept in idle_once's frame, whose saved registers are restored after the
  * wake-up, on the interrupt's path to its handler. */
-static __attribute__((noinline)) uint8_t choose(tern_time *available)
+static AVR_OUT_OF_LINE uint8_t choose(tern_time *available)
 {
     tern_time now = tern_now();
     tern_time next = timer_next_deadline();
