@@ -72,9 +72,10 @@ const TERN_FLASH tern_board_info port_board = {
 };
 
 /* A deadline closer than this (or passed) is moved out to it: from reading
- * TCNT1 to writing OCR1A takes ~45 cycles (avr-objdump of
- * port_deadline_at), and a match value already passed would only match a
- * wrap (65,536 cycles) later. */
+ * TCNT1 to writing OCR1A takes ~40 cycles, ~50 with a wrap (avr-objdump of
+ * match_at in port_deadline_at, on every AVR board: the module boards'
+ * sleep arithmetic comes before the read), and a match value already passed
+ * would only match a wrap (65,536 cycles) later. */
 #define DEADLINE_MIN_TICKS 80u
 
 static uint16_t clock_high; /* Timer1 wraps seen so far */
@@ -112,30 +113,7 @@ static uint16_t async_frac;        /* remainder of ticks * F_CPU / ASYNC_HZ, car
 
 ISR(AVR_ASYNC_COMP_vect) { async_woke = true; }
 
-/* Interrupts disabled. */
-static void save_account(void)
-{
-    save_pending = false;
-    AVR_ASYNC_IMSK &= (uint8_t)~_BV(AVR_ASYNC_OCIE);
-    uint8_t ticks;
-    if (async_woke || (AVR_ASYNC_IFR & _BV(AVR_ASYNC_OCF))) {
-        ticks = save_n;
-        AVR_ASYNC_IFR = _BV(AVR_ASYNC_OCF);
-    } else {
-        /* another interrupt woke it: the whole ticks since the start, so
-         * the clock lags by less than one and never runs ahead (on silicon
-         * the count is valid one crystal cycle after the wake: up to one
-         * tick less) */
-        ticks = (uint8_t)(AVR_ASYNC_TCNT - save_t0);
-    }
-    async_woke = false;
-    uint32_t part = (uint32_t)ticks * (F_CPU % ASYNC_HZ) + async_frac;
-    async_frac = (uint16_t)(part % ASYNC_HZ);
-    uint32_t cycles = (uint32_t)ticks * CYCLES_PER_ASYNC + part / ASYNC_HZ;
-    uint32_t counted = (uint16_t)(save_cs - save_c0) + SAVE_EDGE_CYCLES + SAVE_STOP_CYCLES;
-    if (cycles > counted) /* never backwards */
-        slept += cycles - counted;
-}
+static void save_account(void);
 #endif
 static uint32_t deadline;            /* counter value of the programmed deadline */
 
@@ -223,15 +201,11 @@ static uint16_t last_low;
 
 ISR(TIMER1_OVF_vect) { (void)port_counter_read(); }
 
-/* Interrupts masked by the caller; inline in the two functions below (a
- * call would make port_deadline_at save the registers it keeps). */
-static inline __attribute__((always_inline)) uint32_t counter_read(void)
+/* Timer1's count, extended by its wraps: the clock, less the sleeps on
+ * module boards (`slept`). Interrupts masked by the caller; inline where it
+ * is used (a call would make port_deadline_at save the registers it keeps). */
+static inline __attribute__((always_inline)) uint32_t timer1_read(void)
 {
-#ifdef BOARD_WAKE_CYCLES
-    bool accounted = save_pending;
-    if (accounted)
-        save_account();
-#endif
     uint16_t low = TCNT1;
     if (low < last_low)
         clock_high++;
@@ -242,18 +216,63 @@ static inline __attribute__((always_inline)) uint32_t counter_read(void)
         uint32_t v;
         uint16_t h[2];
     } c = {.h = {low, clock_high}};
-#ifdef BOARD_WAKE_CYCLES
-    if (accounted && (AVR_TIMER1_IMSK & _BV(OCIE1A))) {
-        /* the deadline's match in Timer1's count, which the sleep moved;
-         * one already passed is matched at once */
-        uint32_t d = deadline - slept;
-        if ((int32_t)(d - c.v) < (int32_t)DEADLINE_MIN_TICKS)
-            d = c.v + DEADLINE_MIN_TICKS;
-        OCR1A = (uint16_t)d;
-    }
-    return c.v + slept;
-#else
     return c.v;
+}
+
+/* Match Timer1 at `at`, a value of its extended count; one closer than
+ * DEADLINE_MIN_TICKS, or passed, is moved out to it. All other arithmetic
+ * (the sleeps on module boards) comes before the count is read, so that
+ * the read and the OCR1A write stay a short, fixed path apart. Returns the
+ * value matched. Interrupts masked. */
+static inline __attribute__((always_inline)) uint32_t match_at(uint32_t at)
+{
+    uint32_t now = timer1_read();
+    uint32_t ahead = at - now; /* passed: above half a wrap */
+    if (ahead < DEADLINE_MIN_TICKS || ahead > UINT32_C(1) << 31)
+        at = now + DEADLINE_MIN_TICKS;
+    OCR1A = (uint16_t)at;
+    return at;
+}
+
+#ifdef BOARD_WAKE_CYCLES
+/* Interrupts disabled. */
+static void save_account(void)
+{
+    save_pending = false;
+    AVR_ASYNC_IMSK &= (uint8_t)~_BV(AVR_ASYNC_OCIE);
+    uint8_t ticks;
+    if (async_woke || (AVR_ASYNC_IFR & _BV(AVR_ASYNC_OCF))) {
+        ticks = save_n;
+        AVR_ASYNC_IFR = _BV(AVR_ASYNC_OCF);
+    } else {
+        /* another interrupt woke it: the whole ticks since the start, so
+         * the clock lags by less than one and never runs ahead (on silicon
+         * the count is valid one crystal cycle after the wake: up to one
+         * tick less) */
+        ticks = (uint8_t)(AVR_ASYNC_TCNT - save_t0);
+    }
+    async_woke = false;
+    uint32_t part = (uint32_t)ticks * (F_CPU % ASYNC_HZ) + async_frac;
+    async_frac = (uint16_t)(part % ASYNC_HZ);
+    uint32_t cycles = (uint32_t)ticks * CYCLES_PER_ASYNC + part / ASYNC_HZ;
+    uint32_t counted = (uint16_t)(save_cs - save_c0) + SAVE_EDGE_CYCLES + SAVE_STOP_CYCLES;
+    if (cycles > counted) /* never backwards */
+        slept += cycles - counted;
+    /* the sleep moved the deadline's match in Timer1's count */
+    if (AVR_TIMER1_IMSK & _BV(OCIE1A))
+        (void)match_at(deadline - slept);
+}
+#endif
+
+/* The clock. Interrupts masked by the caller. */
+static inline __attribute__((always_inline)) uint32_t counter_read(void)
+{
+#ifdef BOARD_WAKE_CYCLES
+    if (save_pending)
+        save_account();
+    return timer1_read() + slept;
+#else
+    return timer1_read();
 #endif
 }
 
@@ -266,24 +285,22 @@ uint32_t port_counter_read(void)
     return c;
 }
 
-void port_deadline_set(uint32_t ticks) { port_deadline_at(port_counter_read() + ticks); }
+void port_deadline_set(uint32_t ticks) { (void)port_deadline_at(port_counter_read() + ticks); }
 
-void port_deadline_at(uint32_t at)
+bool port_deadline_at(uint32_t at)
 {
     uint8_t s = SREG;
     cli();
-    uint32_t now = counter_read();
-    uint32_t ahead = at - now; /* passed: above half a wrap */
-    if (ahead < DEADLINE_MIN_TICKS || ahead > UINT32_C(1) << 31)
-        at = now + DEADLINE_MIN_TICKS;
-    deadline = at;
 #ifdef BOARD_WAKE_CYCLES
-    OCR1A = (uint16_t)(at - slept); /* Timer1's count, without the sleeps */
+    if (save_pending)
+        save_account();
+    deadline = match_at(at - slept) + slept;
 #else
-    OCR1A = (uint16_t)at;
+    deadline = match_at(at);
 #endif
     AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;
+    return deadline != at;
 }
 
 void port_deadline_cancel(void)
