@@ -113,7 +113,6 @@ static uint16_t async_frac;        /* remainder of ticks * F_CPU / ASYNC_HZ, car
 
 ISR(AVR_ASYNC_COMP_vect) { async_woke = true; }
 
-static void save_account(void);
 #endif
 static uint32_t deadline;            /* counter value of the programmed deadline */
 
