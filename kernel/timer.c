@@ -80,7 +80,7 @@ tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_
 /* The head's deadline as seen at `now`, in general: the 64-bit
  * difference on 32-bit halves. Needed only when the high halves differ
  * (near a wrap of the low half, once per 2^32 ticks). */
-static __attribute__((noinline)) bool program_across(tern_time now)
+static __attribute__((noinline)) void program_across(tern_time now)
 {
     const tern_alarm *a = alarms;
     uint32_t nl = (uint32_t)now, nh = t64_hi(now);
@@ -93,7 +93,7 @@ static __attribute__((noinline)) bool program_across(tern_time now)
         at = nl; /* the port fires at once */
     else if (dh - nh - (dl < nl) == 0 && dl - nl < horizon)
         at = dl;
-    return port_deadline_at(at);
+    port_deadline_at(at);
 }
 
 _Static_assert(offsetof(tern_alarm, deadline) == 2, "program_at reads the deadline at offset 2");
@@ -105,12 +105,9 @@ _Static_assert(horizon == UINT32_C(0x80000000), "program_at adds the horizon to 
  * tern_now() returns it: no stack frame in program()). With the high
  * halves equal, one compare of the low halves gives both answers: C, the
  * deadline has passed (the port is given `now`, which has passed too, and
- * moves it out, returning true); N, bit 31 of the difference, it is a horizon or more
- * away. Returns port_deadline_at's answer (true: the head was due, or too
- * near to program), which its tail calls leave in r24. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wreturn-type" /* the tail calls return */
-static __attribute__((naked, noinline)) bool program_at(tern_time now)
+ * fires at once); N, bit 31 of the difference, it is a horizon or more
+ * away. */
+static __attribute__((naked, noinline)) void program_at(tern_time now)
 {
     (void)now;
     __asm__ volatile("ldi r30, 1\n\t"
@@ -154,7 +151,6 @@ static __attribute__((naked, noinline)) bool program_at(tern_time now)
                        [across] "i"(program_across)
                      : "memory"); /* it writes `programmed`, reads `alarms` */
 }
-#pragma GCC diagnostic pop
 #else
 static void program_at(tern_time now)
 {
@@ -166,7 +162,7 @@ static void program_at(tern_time now)
 }
 #endif
 
-static void program(void) { (void)program_at(tern_now()); }
+static void program(void) { program_at(tern_now()); }
 
 static void unlink_alarm(tern_alarm *a)
 {
@@ -252,9 +248,9 @@ void tern_alarm_cancel(tern_alarm *a)
  * fields read in place (a 64-bit value in a struct costs avr-gcc a
  * register file's worth of moves and a libgcc compare). The clock is
  * read once, by the vector: after a callback, the alarms due at that
- * read run; whether one came due only since, the port tells when it is
- * given the next deadline (it reads the counter anyway, port_deadline_at),
- * so no read is spent on the common case of none. */
+ * read run; one that came due only since is left to the port, which is
+ * given its deadline and fires at once when it has passed
+ * (port_deadline_at), so no read is spent on the common case of none. */
 static tern_time isr_now; /* the clock at the deadline interrupt */
 
 /* Is alarm a due at isr_now? (The high halves' inequality first: equal,
@@ -282,25 +278,18 @@ static __attribute__((noinline)) void rearm(tern_alarm *a)
 static void clock_isr(void)
 {
     programmed = false; /* the one-shot that brought us here has fired */
-    for (;;) {
-        tern_alarm *a;
-        while ((a = alarms) != NULL && due(a)) {
-            alarms = a->next; /* unlink_alarm of the head, without the walk */
-            uint8_t armed = a->armed;
-            a->armed = 0;
-            programmed = false; /* a callback may have programmed it for a */
-            if (armed & PERIODIC)
-                rearm(a);
-            a->fn(a, a->arg);
-        }
-        if (programmed || !program_at(isr_now))
-            return;
-        /* The head came due during the callbacks, or is nearer than the
-         * port can program: it runs in this pass, for one more clock read
-         * instead of a second interrupt (which would come the port's
-         * minimum later and cost an entry and an exit). */
-        isr_now = clock_now_irqs_off();
+    tern_alarm *a;
+    while ((a = alarms) != NULL && due(a)) {
+        alarms = a->next; /* unlink_alarm of the head, without the walk */
+        uint8_t armed = a->armed;
+        a->armed = 0;
+        programmed = false; /* a callback may have programmed it for a */
+        if (armed & PERIODIC)
+            rearm(a);
+        a->fn(a, a->arg);
     }
+    if (!programmed)
+        program_at(isr_now);
 }
 
 void tern_clock_isr(void)

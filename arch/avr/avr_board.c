@@ -284,9 +284,9 @@ uint32_t port_counter_read(void)
     return c;
 }
 
-void port_deadline_set(uint32_t ticks) { (void)port_deadline_at(port_counter_read() + ticks); }
+void port_deadline_set(uint32_t ticks) { port_deadline_at(port_counter_read() + ticks); }
 
-bool port_deadline_at(uint32_t at)
+void port_deadline_at(uint32_t at)
 {
     uint8_t s = SREG;
     cli();
@@ -299,7 +299,6 @@ bool port_deadline_at(uint32_t at)
 #endif
     AVR_TIMER1_IMSK |= _BV(OCIE1A);
     SREG = s;
-    return deadline != at;
 }
 
 void port_deadline_cancel(void)

@@ -77,10 +77,8 @@ uint32_t port_counter_read(void);
 void port_deadline_set(uint32_t ticks);
 /* Ports with a 32-bit counter (the clock's low half; the kernel uses it on
  * the AVR): the one-shot at counter value `at`, less than half a wrap
- * away; an `at` already passed, or too near to program, is moved out to
- * the nearest the port can program, and then it returns true (the deadline
- * interrupt's caller runs what is due itself, without a second interrupt). */
-bool port_deadline_at(uint32_t at);
+ * away; an `at` already passed, or too near to program, fires at once. */
+void port_deadline_at(uint32_t at);
 void port_deadline_cancel(void);
 
 /* An interrupt posted a message that must preempt up to `level`: a port
