@@ -95,8 +95,8 @@ def test_stack_model_preempts_at_once(results: dict[str, dict], board: str) -> N
     section) stays at least half a chunk below what fifo's adds. Issue 6's
     target (loaded max <= 2 x unloaded max, met on mps2-an385) holds on the
     QEMU boards; on the AVR one alarm interrupt costs about as much as the
-    whole timer path (atmega128, 2,000 samples: loaded max 3,278 against
-    2 x 1,513), so there the bound is the chunk's."""
+    whole timer path (atmega128, 2,000 samples on 60e696e with match_at:
+    loaded max 3,257 against 2 x 1,506), so there the bound is the chunk's."""
     doc = _doc(results, board)
     idx = {(r["model"], r["name"]): r for r in doc["results"]}
     if ("stack", "timer_delay") not in idx or ("fifo", "timer_delay") not in idx:
