@@ -10,6 +10,7 @@
  * CRC-16 (2 bytes), payload...]. The receiver trusts none of it. */
 #include <string.h>
 
+#include "bitset.h"
 #include "crc16.h"
 #include "msg.h"
 #include "tern/remote.h"
@@ -53,7 +54,7 @@ static void drop(tern_remote_drop_reason why) { counters.dropped[why]++; }
 /* A broadcast (TERN_BUS_ALL) is never down: it reaches whoever is there. */
 static bool is_down(uint8_t address)
 {
-    return address < TERN_REMOTE_PROCESSORS_MAX && (down[address >> 3] & (1u << (address & 7)));
+    return address < TERN_REMOTE_PROCESSORS_MAX && bit(down, address);
 }
 
 /* --- The bus queue ----------------------------------------------------------- */
@@ -139,7 +140,7 @@ static bool deliver_here(tern_msg *m)
 /* A unicast to a task the migrator froze waits (tern_remote_freeze). */
 static bool held_back(uint8_t kind, tern_task_id to)
 {
-    return kind == KIND_UNICAST && to < TERN_MAX_TASKS && (frozen[to >> 3] & (1u << (to & 7)));
+    return kind == KIND_UNICAST && to < TERN_MAX_TASKS && bit(frozen, to);
 }
 
 /* Send what waits, in queue order, until the bus is busy; messages to a
@@ -424,7 +425,7 @@ void tern_remote_nack(uint8_t address, bool ours)
     if (bus && address < bus->count && address != bus->address) {
         if (ours)
             drop(TERN_REMOTE_DROP_PEER_DOWN); /* the frame, lost on the bus */
-        down[address >> 3] |= (uint8_t)(1u << (address & 7));
+        set_bit(down, address, true);
         pump(); /* what waits for it goes, what waits behind it leaves */
     }
     port_irq_restore(s);
@@ -438,7 +439,7 @@ bool tern_remote_receive(uint8_t src_address, const uint8_t *frame, uint8_t len)
     /* A frame from it: it has power again (restarted). The frame names its
      * task; the address is otherwise the bus's business. */
     if (src_address < TERN_REMOTE_PROCESSORS_MAX)
-        down[src_address >> 3] &= (uint8_t)~(1u << (src_address & 7));
+        set_bit(down, src_address, false);
     if (!started) { /* no tasks yet: the bus holds it until the app starts */
         counters.rx_deferred++;
         port_irq_restore(s);
@@ -618,10 +619,7 @@ static tern_status set_frozen(tern_task_id id, bool on)
     if (!bus || id >= TERN_MAX_TASKS)
         return TERN_ENOTASK;
     tern_irq_state s = port_irq_save();
-    if (on)
-        frozen[id >> 3] |= (uint8_t)(1u << (id & 7));
-    else
-        frozen[id >> 3] &= (uint8_t)~(1u << (id & 7));
+    set_bit(frozen, id, on);
     pump();
     port_irq_restore(s);
     return TERN_OK;

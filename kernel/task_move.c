@@ -5,6 +5,7 @@
  * which the scheduler never looks at. */
 #include <string.h>
 
+#include "bitset.h"
 #include "msg.h"
 #include "tern/gtime.h"
 #include "tern/remote.h"
@@ -26,15 +27,6 @@ static struct {
     uint8_t away[(TERN_MAX_TASKS + 7) / 8];   /* detached: what is posted to it waits here */
     tern_move_stats stats;
 } mv;
-
-static bool bit(const uint8_t *set, tern_task_id t) { return set[t >> 3] & (1u << (t & 7)); }
-static void set_bit(uint8_t *set, tern_task_id t, bool on)
-{
-    if (on)
-        set[t >> 3] |= (uint8_t)(1u << (t & 7));
-    else
-        set[t >> 3] &= (uint8_t)~(1u << (t & 7));
-}
 
 static const tern_task_desc *desc_of(tern_task_id t)
 {
