@@ -51,15 +51,17 @@ endfunction()
 # image's definitions and board limits, and kernel/app_check.c are compiled
 # for the build machine (tools/appcheck) and run before the link: a refused
 # description fails the build with its named error. The image is built
-# with TERN_APP_BUILD_CHECK=1 and carries no validator. The sources name
-# the description with TERN_APP_CHECKED(desc) (tern/app.h).
+# with TERN_APP_BUILD_CHECK=1 and carries no validator, and with
+# TERN_APP_FLASH=1: its description, declared TERN_DESC, stays in flash
+# on the AVR (tern/app.h). The sources name the description with
+# TERN_APP_CHECKED(desc).
 find_program(TERN_HOST_CC NAMES cc gcc clang)
 function(tern_app_build_check name)
   set(target ${name}.elf)
   if(NOT TERN_HOST_CC)
     message(FATAL_ERROR "tern: tern_app_build_check(${name}) needs a C compiler for the build machine")
   endif()
-  target_compile_definitions(${target} PRIVATE TERN_APP_BUILD_CHECK=1)
+  target_compile_definitions(${target} PRIVATE TERN_APP_BUILD_CHECK=1 TERN_APP_FLASH=1)
   set(sources)
   foreach(src ${ARGN})
     get_filename_component(abs ${src} ABSOLUTE)

@@ -5,9 +5,9 @@
 #include "kernel.h"
 #include "tern/remote.h"
 
-static const tern_app_desc *current_app;
+static const TERN_DESC tern_app_desc *current_app;
 
-const tern_group_desc *app_find_group(const tern_app_desc *app, uint8_t id)
+const TERN_DESC tern_group_desc *app_find_group(const TERN_DESC tern_app_desc *app, uint8_t id)
 {
     for (uint8_t i = 0; i < app->n_groups; i++)
         if (app->groups[i].id == id)
@@ -15,7 +15,7 @@ const tern_group_desc *app_find_group(const tern_app_desc *app, uint8_t id)
     return NULL;
 }
 
-tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err)
+tern_status tern_app_start(const TERN_DESC tern_app_desc *app, tern_app_error *err)
 {
     tern_status st;
 #if !TERN_APP_BUILD_CHECK
@@ -37,14 +37,17 @@ tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err)
         self = TERN_MODULE(msg_remote->address);
     }
     current_app = app;
+    /* By pointer, each field read once: from flash (TERN_DESC) every
+     * indexed read is its own address computation. */
+    const TERN_DESC tern_task_desc *tasks = app->tasks, *end = tasks + app->n_tasks, *d;
     /* Stage 1: instantiate every task, so no message can find a missing one. */
     tern_irq_state s = port_irq_save();
-    for (uint8_t i = 0; i < app->n_tasks; i++) {
-        if (app->tasks[i].module != self)
+    for (d = tasks; d < end; d++) {
+        if (d->module != self)
             continue;
-        tern_tcb *t = &tern_tasks[app->tasks[i].id];
+        tern_tcb *t = &tern_tasks[d->id];
         memset(t, 0, sizeof *t);
-        t->desc = &app->tasks[i];
+        t->desc = d;
         t->state = TASK_CREATED;
     }
     if (msg_remote)
@@ -52,22 +55,21 @@ tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err)
     port_irq_restore(s);
     /* Stage 2: INIT for each, queued (not run here) so every INIT is posted
      * before the first handler runs. */
-    for (uint8_t i = 0; i < app->n_tasks; i++) {
-        const tern_task_desc *d = &app->tasks[i];
+    for (d = tasks; d < end; d++) {
         if (d->module != self)
             continue;
         st = sched_send(TERN_NO_TASK, d->id, TERN_PORT_INIT, (void *)(uintptr_t)d->init_data,
                         d->init_len, 0, true);
         if (st != TERN_OK)
-            return app_refuse(err, st, app, i, "init", "INIT could not be posted: %s",
-                          tern_status_name(st));
+            return app_refuse(err, st, app, (int)(d - tasks), "init",
+                              "INIT could not be posted: %s", tern_status_name(st));
     }
     return TERN_OK;
 }
 
 /* Not inlined: the error record lives only while the app starts, not under
  * every handler of the run (146 bytes on the AVR). */
-static __attribute__((noinline)) void start_or_exit(const tern_app_desc *app)
+static __attribute__((noinline)) void start_or_exit(const TERN_DESC tern_app_desc *app)
 {
     tern_app_error err;
     if (tern_app_start(app, &err) == TERN_OK)
@@ -82,13 +84,13 @@ static __attribute__((noinline)) void start_or_exit(const tern_app_desc *app)
     port_exit(1);
 }
 
-void tern_app_run(const tern_app_desc *app)
+void tern_app_run(const TERN_DESC tern_app_desc *app)
 {
     start_or_exit(app);
     tern_run();
 }
 
-const tern_group_desc *app_group(uint8_t id) { return app_find_group(current_app, id); }
+const TERN_DESC tern_group_desc *app_group(uint8_t id) { return app_find_group(current_app, id); }
 
 void app_reset(void) { current_app = NULL; }
 

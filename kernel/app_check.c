@@ -35,7 +35,8 @@ tern_status app_refuse_field(tern_app_error *err, tern_status code, int index,
 
 /* Fill err, and the reason formatted into one text naming the app, the
  * task and the field. */
-tern_status app_refuse_rom(tern_app_error *err, tern_status code, const tern_app_desc *app,
+tern_status app_refuse_rom(tern_app_error *err, tern_status code,
+                           const TERN_DESC tern_app_desc *app,
                            int index, const TERN_ROM char *field, const TERN_ROM char *fmt, ...)
 {
     if (!err)
@@ -58,7 +59,7 @@ tern_status app_refuse_rom(tern_app_error *err, tern_status code, const tern_app
     return code;
 }
 
-static const tern_task_desc *find_task(const tern_app_desc *app, tern_task_id id)
+static const TERN_DESC tern_task_desc *find_task(const TERN_DESC tern_app_desc *app, tern_task_id id)
 {
     for (uint8_t i = 0; i < app->n_tasks; i++)
         if (app->tasks[i].id == id)
@@ -69,14 +70,14 @@ static const tern_task_desc *find_task(const tern_app_desc *app, tern_task_id id
 /* Routes and group members lead to application ports only: the system
  * ports (INIT, FINAL, TIMEOUTk, ...) carry what the kernel sends, and a
  * route there would forge a second INIT or a FINAL that finalizes nothing. */
-static bool port_exists(const tern_task_desc *t, tern_port port)
+static bool port_exists(const TERN_DESC tern_task_desc *t, tern_port port)
 {
     return port >= TERN_PORT_APP0 && port < TERN_PORT_APP0 + t->n_in_ports;
 }
 
-static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *err)
+static tern_status check_task(const TERN_DESC tern_app_desc *app, int i, tern_app_error *err)
 {
-    const tern_task_desc *t = &app->tasks[i];
+    const TERN_DESC tern_task_desc *t = &app->tasks[i];
     if (!t->name)
         return app_refuse_text(err, TERN_EINVAL, app, i, "name", "every task needs a name");
     if (t->id >= TERN_MAX_TASKS)
@@ -129,7 +130,7 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
         return app_refuse_text(err, TERN_EINVAL, app, i, "flags",
                       "thread tasks are not supported by the %s model", tern_model_name);
     for (uint8_t r = 0; r < t->n_out_ports; r++) {
-        const tern_route *rt = &t->routes[r];
+        const TERN_DESC tern_route *rt = &t->routes[r];
         if (rt->kind == TERN_ROUTE_NONE)
             continue;
         if (rt->kind == TERN_ROUTE_GROUP) {
@@ -142,7 +143,7 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
         if (rt->kind != TERN_ROUTE_TASK)
             return app_refuse_text(err, TERN_EINVAL, app, i, "routes[].kind",
                           "output %u has unknown kind %u", r, rt->kind);
-        const tern_task_desc *dst = find_task(app, rt->task);
+        const TERN_DESC tern_task_desc *dst = find_task(app, rt->task);
         if (!dst)
             return app_refuse_text(err, TERN_ENOTASK, app, i, "routes[].task",
                           "output %u goes to task %u, which is not in the app", r, rt->task);
@@ -154,9 +155,9 @@ static tern_status check_task(const tern_app_desc *app, int i, tern_app_error *e
     return TERN_OK;
 }
 
-static tern_status check_group(const tern_app_desc *app, int g, tern_app_error *err)
+static tern_status check_group(const TERN_DESC tern_app_desc *app, int g, tern_app_error *err)
 {
-    const tern_group_desc *gr = &app->groups[g];
+    const TERN_DESC tern_group_desc *gr = &app->groups[g];
     for (int j = 0; j < g; j++)
         if (app->groups[j].id == gr->id)
             return app_refuse_text(err, TERN_EDUPLICATE, app, -1, "groups[].id",
@@ -169,7 +170,7 @@ static tern_status check_group(const tern_app_desc *app, int g, tern_app_error *
         return app_refuse_text(err, TERN_EINVAL, app, -1, "groups[].members", "group %u: missing",
                       gr->id);
     for (uint8_t m = 0; m < gr->n_members; m++) {
-        const tern_task_desc *dst = find_task(app, gr->members[m].task);
+        const TERN_DESC tern_task_desc *dst = find_task(app, gr->members[m].task);
         if (!dst)
             return app_refuse_text(err, TERN_ENOTASK, app, -1, "groups[].members[].task",
                           "group %u member %u is task %u, which is not in the app", gr->id, m,
@@ -182,7 +183,7 @@ static tern_status check_group(const tern_app_desc *app, int g, tern_app_error *
     return TERN_OK;
 }
 
-tern_status tern_app_validate(const tern_app_desc *app, tern_app_error *err)
+tern_status tern_app_validate(const TERN_DESC tern_app_desc *app, tern_app_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);

@@ -18,7 +18,7 @@ typedef enum {
 } task_state;
 
 typedef struct {
-    const tern_task_desc *desc;
+    const TERN_DESC tern_task_desc *desc;
     tern_msg *held_head, *held_tail; /* messages waiting for INIT, in order */
     uint8_t state;                   /* task_state */
     uint8_t active;                  /* a handler of this task is on the stack */
@@ -71,22 +71,22 @@ typedef struct {
     tern_status (*send)(tern_task_id src, tern_task_id dst, tern_port port, void *payload,
                         uint16_t len, uint8_t flags);
     /* Post to group g: once over the bus, then to the local members. */
-    tern_status (*multicast)(tern_task_id src, const tern_group_desc *g, void *payload,
-                             uint16_t len, uint8_t flags);
+    tern_status (*multicast)(tern_task_id src, const TERN_DESC tern_group_desc *g,
+                             void *payload, uint16_t len, uint8_t flags);
     void (*idle)(void); /* the idle loop: drain the bus queue, retry a received frame */
     /* May this processor start its share of an app of n_modules modules:
      * the bus is large enough, and its module_hw entry claims no hardware
      * this board lacks (refused like a description, TERN_ERANGE or
      * TERN_ENOHW). Here, not in app.c: a single-processor image links none
      * of it. */
-    tern_status (*app_admit)(const tern_app_desc *app, tern_app_error *err);
-    void (*app_started)(const tern_app_desc *app); /* the tasks of this module exist */
+    tern_status (*app_admit)(const TERN_DESC tern_app_desc *app, tern_app_error *err);
+    void (*app_started)(const TERN_DESC tern_app_desc *app); /* the tasks of this module exist */
     const char *(*task_name)(tern_task_id id);      /* a task of another module */
     uint8_t address, count; /* this processor's bus address, processors on the bus */
 } msg_remote_ops;
 extern const msg_remote_ops *msg_remote;
 /* Post to the members of g whose bit is set in `members` (msg.c). */
-tern_status msg_post_group(tern_task_id src, const tern_group_desc *g, uint8_t members,
+tern_status msg_post_group(tern_task_id src, const TERN_DESC tern_group_desc *g, uint8_t members,
                            void *payload, uint16_t len, uint8_t flags);
 
 /* Memory (slab.c, heap.c). */
@@ -109,9 +109,10 @@ void heap_free(void *p); /* any owner */
 void heap_reclaim_task(tern_task_id owner, size_t *bytes, uint32_t *blocks);
 
 /* Applications (app.c, app_check.c). */
-const tern_group_desc *app_group(uint8_t id);
-const tern_group_desc *app_find_group(const tern_app_desc *app, uint8_t id);
-tern_status app_refuse_rom(tern_app_error *err, tern_status code, const tern_app_desc *app,
+const TERN_DESC tern_group_desc *app_group(uint8_t id);
+const TERN_DESC tern_group_desc *app_find_group(const TERN_DESC tern_app_desc *app, uint8_t id);
+tern_status app_refuse_rom(tern_app_error *err, tern_status code,
+                           const TERN_DESC tern_app_desc *app,
                            int index, const TERN_ROM char *field, const TERN_ROM char *fmt, ...);
 tern_status app_refuse_field(tern_app_error *err, tern_status code, int index,
                              const TERN_ROM char *field);

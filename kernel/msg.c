@@ -116,7 +116,7 @@ void msg_drop_held(tern_task_id id)
 /* A multicast copy for every member but the last, so each receiver owns
  * its own payload. Only the members in the `members` mask (remote.c: the
  * ones on this processor). */
-tern_status msg_post_group(tern_task_id src, const tern_group_desc *g, uint8_t members,
+tern_status msg_post_group(tern_task_id src, const TERN_DESC tern_group_desc *g, uint8_t members,
                            void *payload, uint16_t len, uint8_t flags)
 {
     tern_status result = TERN_OK;
@@ -149,8 +149,8 @@ tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t fla
     tern_task_id self = tern_self();
     if (self == TERN_NO_TASK)
         return TERN_ESTATE;
-    const tern_task_desc *d = tern_tasks[self].desc;
-    const tern_route *r = out_port < d->n_out_ports ? &d->routes[out_port] : NULL;
+    const TERN_DESC tern_task_desc *d = tern_tasks[self].desc;
+    const TERN_DESC tern_route *r = out_port < d->n_out_ports ? &d->routes[out_port] : NULL;
     if (!r || r->kind == TERN_ROUTE_NONE) {
         tern_irq_state s = port_irq_save();
         msg_count_drop(self, TERN_DROP_NO_ROUTE);
@@ -158,7 +158,7 @@ tern_status tern_post(uint8_t out_port, void *payload, uint16_t len, uint8_t fla
         return TERN_ENOROUTE;
     }
     if (r->kind == TERN_ROUTE_GROUP) {
-        const tern_group_desc *g = app_group(r->group);
+        const TERN_DESC tern_group_desc *g = app_group(r->group);
         if (msg_remote)
             return msg_remote->multicast(self, g, payload, len, flags);
         return msg_post_group(self, g, (uint8_t)((1u << g->n_members) - 1), payload, len,

@@ -26,7 +26,7 @@ enum { KIND_UNICAST = 'U', KIND_MCAST = 'M' };
 _Static_assert(TERN_MAX_GROUP_MEMBERS <= 8, "local_members[] is one bit per member");
 
 static const tern_bus *bus;
-static const tern_app_desc *app;
+static const TERN_DESC tern_app_desc *app;
 static bool started;                     /* the app is instantiated: frames may come in */
 static tern_remote_tcb tcbs[TERN_MAX_TASKS]; /* indexed by task id */
 static uint8_t local_members[TERN_MAX_GROUPS]; /* per group index: bit i = member i is here */
@@ -304,11 +304,11 @@ tern_status tern_remote_send_to(uint8_t module, tern_task_id src, tern_task_id d
 
 /* --- The multicast manager ------------------------------------------------- */
 
-static int group_index(const tern_group_desc *g) { return (int)(g - app->groups); }
+static int group_index(const TERN_DESC tern_group_desc *g) { return (int)(g - app->groups); }
 
 /* msg_remote->multicast: once over the bus, then to this processor's own
  * members. The bus gets a copy; the members the payload itself. */
-static tern_status remote_multicast(tern_task_id src, const tern_group_desc *g, void *payload,
+static tern_status remote_multicast(tern_task_id src, const TERN_DESC tern_group_desc *g, void *payload,
                                     uint16_t len, uint8_t flags)
 {
     int gi = group_index(g);
@@ -397,7 +397,7 @@ static bool receive_unicast(tern_task_id src, tern_task_id dst, tern_port port,
 
 static bool receive_multicast(tern_task_id src, uint8_t group, const uint8_t *data, uint8_t n)
 {
-    const tern_group_desc *g = app_group(group);
+    const TERN_DESC tern_group_desc *g = app_group(group);
     if (!g) {
         drop(TERN_REMOTE_DROP_BAD_FRAME);
         return true;
@@ -493,7 +493,7 @@ static void retry_fires(tern_alarm *a, void *arg)
  * board. Validation trusts module_hw; only the processor itself knows its
  * board: an image whose entry for it claims a radio or ADC the board lacks
  * would start tasks that drive nothing. */
-static tern_status remote_app_admit(const tern_app_desc *a, tern_app_error *err)
+static tern_status remote_app_admit(const TERN_DESC tern_app_desc *a, tern_app_error *err)
 {
     if (a->n_modules > bus->count)
         return app_refuse(err, TERN_ERANGE, a, -1, "n_modules", "%u, but the bus has %u",
@@ -510,7 +510,7 @@ static tern_status remote_app_admit(const tern_app_desc *a, tern_app_error *err)
 
 /* msg_remote->app_started: the remote TCBs and this processor's share of
  * every multicast group. An app without modules needs none of this. */
-static void remote_app_started(const tern_app_desc *a)
+static void remote_app_started(const TERN_DESC tern_app_desc *a)
 {
     if (!a->n_modules) {
         msg_remote = NULL;
@@ -519,7 +519,7 @@ static void remote_app_started(const tern_app_desc *a)
     app = a;
     uint8_t self = TERN_MODULE(bus->address);
     for (uint8_t i = 0; i < a->n_tasks; i++) {
-        const tern_task_desc *d = &a->tasks[i];
+        const TERN_DESC tern_task_desc *d = &a->tasks[i];
         tern_remote_tcb *t = &tcbs[d->id];
         t->priority = d->priority;
         t->module = d->module == self ? TERN_REMOTE_NONE : TERN_MODULE_ADDRESS(d->module);
@@ -527,7 +527,7 @@ static void remote_app_started(const tern_app_desc *a)
         t->flags = d->flags;
     }
     for (uint8_t gi = 0; gi < a->n_groups; gi++) {
-        const tern_group_desc *g = &a->groups[gi];
+        const TERN_DESC tern_group_desc *g = &a->groups[gi];
         for (uint8_t i = 0; i < g->n_members; i++) {
             uint8_t prio = tcbs[g->members[i].task].priority;
             if (prio > group_prio[gi])

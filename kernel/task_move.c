@@ -13,7 +13,7 @@
 
 static struct {
     tern_mig mig;
-    const tern_app_desc *app;
+    const TERN_DESC tern_app_desc *app;
     const tern_task_id *migrators;
     void (*done)(tern_task_id, tern_mig_outcome, tern_status);
     tern_task_id to_serialize; /* SERIALIZE to run at the migrator's next turn */
@@ -28,7 +28,7 @@ static struct {
     tern_move_stats stats;
 } mv;
 
-static const tern_task_desc *desc_of(tern_task_id t)
+static const TERN_DESC tern_task_desc *desc_of(tern_task_id t)
 {
     for (uint8_t i = 0; i < mv.app->n_tasks; i++)
         if (mv.app->tasks[i].id == t)
@@ -114,14 +114,14 @@ static uint8_t op_locate(void *ctx, tern_task_id t)
 static bool op_movable(void *ctx, tern_task_id t)
 {
     (void)ctx;
-    const tern_task_desc *d = desc_of(t);
+    const TERN_DESC tern_task_desc *d = desc_of(t);
     return d && (d->flags & TERN_TASK_MOVABLE);
 }
 
 static const char *op_name(void *ctx, tern_task_id t)
 {
     (void)ctx;
-    const tern_task_desc *d = desc_of(t);
+    const TERN_DESC tern_task_desc *d = desc_of(t);
     return d ? d->name : NULL;
 }
 
@@ -199,7 +199,7 @@ static void run_serialize(void)
     mv.to_serialize = TERN_NO_TASK;
     if (t == TERN_NO_TASK || !bit(mv.frozen, t))
         return;
-    const tern_task_desc *d = tern_tasks[t].desc;
+    const TERN_DESC tern_task_desc *d = tern_tasks[t].desc;
     tern_msg m = {.src = tern_self(), .dst = t, .port = TERN_PORT_SERIALIZE, .prio = d->priority};
     mv.serializing = t;
     mv.serialized = false;
@@ -246,9 +246,10 @@ static tern_status op_detach(void *ctx, tern_task_id t, tern_mig_image *img, ter
         discard(m);
     }
     tcb->held_tail = NULL;
-    const tern_task_desc *d = tcb->desc;
+    const TERN_DESC tern_task_desc *d = tcb->desc;
     img->n_routes = d->n_out_ports;
-    memcpy(img->routes, d->routes, d->n_out_ports * sizeof *d->routes);
+    for (uint8_t r = 0; r < d->n_out_ports; r++) /* not memcpy: they may be in flash (TERN_DESC) */
+        img->routes[r] = d->routes[r];
     tern_time now = clock_now_irqs_off();
     for (uint8_t k = 0; k < TERN_TIMERS_PER_TASK; k++) {
         tern_alarm *a = &tcb->timers[k];
@@ -315,7 +316,7 @@ static tern_status op_attach(void *ctx, const tern_mig_image *img)
 {
     (void)ctx;
     tern_task_id t = img->task;
-    const tern_task_desc *d = desc_of(t);
+    const TERN_DESC tern_task_desc *d = desc_of(t);
     if (!d)
         return TERN_ENOTASK;
     tern_tcb *tcb = &tern_tasks[t];
@@ -507,7 +508,7 @@ static __attribute__((noinline)) void engine_done(void) /* off the deep path */
     port_irq_restore(s);
 }
 
-tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrators,
+tern_status tern_move_init(const TERN_DESC tern_app_desc *app, const tern_task_id *migrators,
                            void (*done)(tern_task_id, tern_mig_outcome, tern_status))
 {
     uint8_t self = tern_remote_address();

@@ -20,10 +20,10 @@ static tern_status ticker(void *state, tern_msg *m)
     return TERN_OK;
 }
 
-static const tern_task_desc tasks[] = {
+static const TERN_DESC tern_task_desc tasks[] = {
     {.name = "ticker", .id = 0, .priority = 0, .handler = ticker},
 };
-static const tern_app_desc app = {.name = "micro_min", .tasks = tasks, .n_tasks = 1};
+static const TERN_DESC tern_app_desc app = {.name = "micro_min", .tasks = tasks, .n_tasks = 1};
 TERN_APP_CHECKED(app); /* micro_min_bare */
 
 int main(void)

@@ -5,6 +5,20 @@
 
 #include "tern/msg.h"
 #include "tern/types.h"
+#include "tern_rom.h"
+
+/* Where a description lives. A description fixed when the image is built
+ * and validated then (TERN_APP_FLASH, set by cmake's tern_app_build_check)
+ * stays in flash on the AVR: it is declared TERN_DESC and the kernel reads
+ * it in place (LPM through 16-bit __flash pointers: one cycle more a byte
+ * than RAM); a plain `const` table would be copied into RAM at reset. Its
+ * names and init data are still RAM pointers. Everywhere else (descriptions
+ * made at run time, other CPUs) TERN_DESC is nothing. */
+#if TERN_APP_FLASH
+#define TERN_DESC TERN_FLASH
+#else
+#define TERN_DESC
+#endif
 
 /* A handler runs to completion for one message. Its return status is
  * counted (handler errors) but never stops the kernel. */
@@ -34,7 +48,7 @@ typedef struct {
 typedef struct {
     uint8_t id;
     uint8_t n_members;
-    const tern_endpoint *members;
+    const TERN_DESC tern_endpoint *members;
 } tern_group_desc;
 
 /* Task flags. */
@@ -55,7 +69,7 @@ typedef struct {
     void *state;
     uint8_t n_in_ports;  /* application input ports, TERN_PORT_APP(0..n-1) */
     uint8_t n_out_ports; /* entries in routes[] */
-    const tern_route *routes;
+    const TERN_DESC tern_route *routes;
     const void *init_data; /* delivered with the INIT message */
     uint16_t init_len;
     uint8_t flags;
@@ -67,9 +81,9 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    const tern_task_desc *tasks;
+    const TERN_DESC tern_task_desc *tasks;
     uint8_t n_tasks;
-    const tern_group_desc *groups;
+    const TERN_DESC tern_group_desc *groups;
     uint8_t n_groups;
     /* Processors (modules) the app spans, at bus addresses 0..n_modules-1;
      * 0 for a single-processor app. Every processor of the node runs the
@@ -79,7 +93,7 @@ typedef struct {
      * entries by bus address; NULL: no module has any. A processor refuses
      * to start (TERN_ENOHW) when its own entry claims hardware its board
      * lacks (tern_board_info.hw). */
-    const uint8_t *module_hw;
+    const TERN_DESC uint8_t *module_hw;
 } tern_app_desc;
 
 /* Why a description was refused: the task (index into tasks[], or -1 when
@@ -92,16 +106,16 @@ typedef struct {
 } tern_app_error;
 
 /* Check a description without changing any kernel state. */
-tern_status tern_app_validate(const tern_app_desc *app, tern_app_error *err);
+tern_status tern_app_validate(const TERN_DESC tern_app_desc *app, tern_app_error *err);
 
 /* Validate, instantiate every task, then deliver INIT to each (two-stage
  * creation: messages that reach a task before its INIT are held). */
-tern_status tern_app_start(const tern_app_desc *app, tern_app_error *err);
+tern_status tern_app_start(const TERN_DESC tern_app_desc *app, tern_app_error *err);
 
 /* The usual main(): tern_app_start, then the kernel's loop (tern_run);
  * never returns. A refused description is printed ("tern: <text>
  * (<status>)") and the program exits with status 1. */
-__attribute__((noreturn)) void tern_app_run(const tern_app_desc *app);
+__attribute__((noreturn)) void tern_app_run(const TERN_DESC tern_app_desc *app);
 
 /* TERN_APP_CHECKED(desc), at file scope beside the description an image
  * starts: in a build with TERN_APP_BUILD_CHECK (cmake:
@@ -110,9 +124,9 @@ __attribute__((noreturn)) void tern_app_run(const tern_app_desc *app);
  * the image's definitions and fails the build with the same named error;
  * the image then carries no validator. Nothing in the image. */
 #ifdef TERN_APPCHECK
-#define TERN_APP_CHECKED(desc) const tern_app_desc *const tern_appcheck_desc = &(desc)
+#define TERN_APP_CHECKED(desc) const TERN_DESC tern_app_desc *const tern_appcheck_desc = &(desc)
 #else
-#define TERN_APP_CHECKED(desc) extern const tern_app_desc *const tern_appcheck_desc
+#define TERN_APP_CHECKED(desc) extern const TERN_DESC tern_app_desc *const tern_appcheck_desc
 #endif
 
 /* Deliver FINAL to a task; when it has run, the task's heap blocks are

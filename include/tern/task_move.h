@@ -40,7 +40,7 @@
 /* Called on every module, after tern_app_start: `migrators[a]` is the
  * migrator task of bus address a (app->n_modules of them). `done`
  * (optional) hears how each migration this module took part in ended. */
-tern_status tern_move_init(const tern_app_desc *app, const tern_task_id *migrators,
+tern_status tern_move_init(const TERN_DESC tern_app_desc *app, const tern_task_id *migrators,
                            void (*done)(tern_task_id t, tern_mig_outcome o, tern_status why));
 
 /* The migrator task's handler. */

@@ -22,7 +22,7 @@ bool sched_tasks_are_threads(void);
 bool sched_tasks_are_threads(void) { return true; }
 #endif
 
-extern const tern_app_desc *const tern_appcheck_desc __attribute__((weak));
+extern const TERN_DESC tern_app_desc *const tern_appcheck_desc __attribute__((weak));
 
 int main(int argc, char **argv)
 {
