@@ -20,6 +20,9 @@ static tern_idle_stats stats;
 static tern_time other_ticks;  /* periods in a state >= TERN_MAX_SLEEP_STATES */
 static uint32_t other_periods; /* (idle_power may choose any) */
 static tern_idle_hook hook;
+/* call_hook, reached through this pointer that tern_idle_set_hook sets:
+ * an image that sets no hook links none of it (288 bytes on the AVR). */
+static void (*hook_caller)(uint8_t state);
 static tern_idle_work work;
 uint8_t (*idle_power)(uint8_t state, tern_time available);
 
@@ -30,7 +33,7 @@ void idle_reset(void)
     other_ticks = 0;
     other_periods = 0;
 #endif
-    hook = NULL;
+    hook_caller = NULL;
     work = NULL;
     idle_power = NULL;
     tern_idle_waiting = 0;
@@ -50,7 +53,13 @@ const tern_idle_stats *tern_idle_get_stats(void)
 }
 
 
-void tern_idle_set_hook(tern_idle_hook h) { hook = h; }
+static void call_hook(uint8_t state);
+
+void tern_idle_set_hook(tern_idle_hook h)
+{
+    hook = h;
+    hook_caller = h ? call_hook : NULL;
+}
 void tern_idle_set_work(tern_idle_work w) { work = w; }
 
 #if defined(__AVR__)
@@ -147,10 +156,10 @@ static AVR_OUT_OF_LINE void account(uint8_t state)
 }
 #endif
 
-/* Out of line on the AVR: the hook's 64-bit arguments take call-saved
- * registers, which idle_once would otherwise save and restore on every
- * wake-up. */
-static AVR_OUT_OF_LINE void call_hook(uint8_t state)
+/* Out of line (a call through hook_caller): the hook's 64-bit arguments
+ * take call-saved registers, which idle_once would otherwise save and
+ * restore on every wake-up. */
+static void call_hook(uint8_t state)
 {
     hook(start_time, t64_add(start_time, period_length()), state);
 }
@@ -214,7 +223,7 @@ bool idle_once(void)
     account(state);
 #endif
     port_irq_restore(s);
-    if (hook)
-        call_hook(state);
+    if (hook_caller)
+        hook_caller(state);
     return woken;
 }
