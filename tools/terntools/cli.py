@@ -625,8 +625,8 @@ def build_parser() -> Parser:
                     "both)")
     s0.add_argument("--issue17", action="store_true",
                     help="also measure issue 17's other ATmega128 targets (apps/ordering's interrupt-to-handler "
-                    "latency and seed000_bare's size, stack and fifo) and the floors of bench/floor/avr_floor.c, "
-                    "into the JSON's 'issue17' block; works with --from-json")
+                    "latency and seed000_bare's size, stack and fifo) and the floors of bench/floor/avr_floor.c and "
+                    "bench/floor/seed000_floor.c, into the JSON's 'issue17' block; works with --from-json")
     s0.set_defaults(func=cmd_bench_seed000, prog_name="tern bench seed000")
     s3 = bench_sub.add_parser("seed003", help="seed 003's high-load node: threads vs adaptive and the others",
                               description="Build bench/seed003 for each model and run it once: a long sensing "

@@ -12,7 +12,11 @@ loop runs again, the least one job can cost besides its work). The floor
 of E_t is l_p plus the floor's path from the post's clock stamp to the
 handler (`tern profile --trace --from clock_read --to task_handler.isra.0`
 of the FLOOR_PARTS build); the floor of I_o is the floor's whole event
-times the run's jobs, over the run's cycles.
+times the run's jobs, over the run's cycles. The floor of seed000_bare's
+flash and RAM is bench/floor/seed000_floor.c: the same node (parameter
+block, the same Poisson draw, three deadlines on Timer1, jobs of the same
+lengths, drops counted, sleep, exit) with no kernel, measured with
+`avr-size` as `tern size` measures the image.
 """
 from __future__ import annotations
 
@@ -33,6 +37,8 @@ from terntools.runner import run_image
 
 MODELS = ("stack", "fifo")  # the models issue 17's latency and footprint targets name
 FLOOR_SOURCE = "bench/floor/avr_floor.c"
+FOOTPRINT_FLOOR_SOURCE = "bench/floor/seed000_floor.c"
+FOOTPRINT_FLOOR_REPORT = re.compile(r"^FLOOR seed000 arrivals=(\d+) jobs=(\d+) sensing=(\d+) dropped=(\d+)$", re.M)
 FLOOR_LINE = re.compile(r"^FLOOR (parts )?(irq_to_handler_idle|event) min=(\d+) avg=(\d+) max=(\d+)$", re.M)
 ORDERING_LINE = re.compile(r"^L idle=(\d+) preempt=(\d+)$", re.M)
 STAMP_FROM, STAMP_TO = "clock_read", "task_handler.isra.0"  # avr_floor.c's functions (avr-gcc's names)
@@ -54,6 +60,33 @@ def _floor_build(root: Path, out: Path, parts: bool) -> Path:
                    "-o", str(elf), f"-I{root / 'tools/simavr'}", f"-I{root / 'tests/harness/guests'}",
                    str(root / FLOOR_SOURCE)], FLOOR_SOURCE)  # fmt: skip
     return elf
+
+
+def footprint_floor_build(root: Path, elf: Path, defines: tuple[str, ...] = ()) -> Path:
+    """bench/floor/seed000_floor.c with arrivals.c as its header says; `defines` (e.g. FLOOR_REPORT=1) as -D."""
+    build.avr_gcc(["-mmcu=atmega128", "-DF_CPU=4000000UL", "-Os", *(f"-D{d}" for d in defines), "-o", str(elf),
+                   f"-I{root / 'tools/simavr'}", f"-I{root / 'bench/seed000'}", str(root / FOOTPRINT_FLOOR_SOURCE),
+                   str(root / "bench/seed000/arrivals.c")], FOOTPRINT_FLOOR_SOURCE)  # fmt: skip
+    return elf
+
+
+def parse_footprint_floor(text: str) -> dict[str, int]:
+    """seed000_floor's FLOOR_REPORT line as {"arrivals", "jobs", "sensing", "dropped"}."""
+    m = FOOTPRINT_FLOOR_REPORT.search(text)
+    if m is None:
+        raise TernError(f"{FOOTPRINT_FLOOR_SOURCE} (FLOOR_REPORT=1) printed no 'FLOOR seed000' line")
+    return dict(zip(("arrivals", "jobs", "sensing", "dropped"), (int(g) for g in m.groups())))
+
+
+def measure_footprint_floor(board: Board, root: Path, timeout: float) -> dict[str, int]:
+    """seed000_floor.elf's flash and static RAM (bytes), after a run that exits 0."""
+    with tempfile.TemporaryDirectory(prefix="tern-floor-") as tmp:
+        elf = footprint_floor_build(root, Path(tmp) / "seed000_floor.elf")
+        result = run_image(board, elf, timeout)
+        if result.status != 0:
+            raise TernError(f"{elf.name} exited with status {result.status}")
+        size = sizes.measure([elf], board)[0]
+    return {"flash": size.flash, "ram": size.ram}
 
 
 def parse_floor(text: str) -> dict[str, int]:
@@ -113,12 +146,14 @@ def measure(board: Board, root: Path, commit: str, timeout: float = 120.0) -> di
         "irq_to_handler_idle": irq,
         "seed000_bare": bare,
         "floor": measure_floor(board, root, timeout),
+        "footprint_floor": measure_footprint_floor(board, root, timeout),
         "commands": [
             f"./tern run --board {board.name} --model M --app ordering (line 'L idle=')",
             f"./tern size --board {board.name} build/target/{board.name}/M/bench/seed000/seed000_bare.elf",
             f"avr-gcc [-DFLOOR_PARTS=1] {FLOOR_SOURCE} (its header), tools/simavr/build/tern-simavr ELF",
             f"tern-simavr --trace T avr_floor1.elf; ./tern profile avr_floor1.elf --trace T --from {STAMP_FROM} "
             f"--to {STAMP_TO}",
+            f"avr-gcc {FOOTPRINT_FLOOR_SOURCE} bench/seed000/arrivals.c (its header); avr-size",
         ],
     }
 
@@ -235,6 +270,7 @@ def rows(doc: dict[str, Any]) -> list[Row]:
                        why))  # fmt: skip
 
     bare: dict[str, dict[str, int]] = extra.get("seed000_bare", {})
+    least: dict[str, int] | None = extra.get("footprint_floor")
     for model in MODELS:
         what = f"seed000_bare flash <= {FLASH_MAX:,} B / RAM <= {RAM_MAX} B, {model}"
         if model not in bare:
@@ -242,8 +278,16 @@ def rows(doc: dict[str, Any]) -> list[Row]:
             continue
         flash, ram = bare[model]["flash"], bare[model]["ram"]
         parts = [f"flash {'met' if flash <= FLASH_MAX else f'over by {flash - FLASH_MAX:,} B'}",
-                 f"RAM {'met' if ram <= RAM_MAX else f'over by {ram - RAM_MAX:,} B'}",
-                 "no floor measured: docs/seed000/footprint.md gives each part by object file and symbol"]  # fmt: skip
+                 f"RAM {'met' if ram <= RAM_MAX else f'over by {ram - RAM_MAX:,} B'}"]
+        if least is None:
+            parts.append("no floor measured")
+        else:
+            lf, lr = least["flash"], least["ram"]
+            parts.append(f"floor: {lf:,} B / {lr:,} B, the same node with no kernel ({FOOTPRINT_FLOOR_SOURCE}): "
+                         f"the flash target lies {'above' if lf <= FLASH_MAX else 'below'} it, the RAM target "
+                         f"{'above' if lr <= RAM_MAX else 'below'} it; the kernel is {flash - lf:,} B / "
+                         f"{ram - lr:,} B over it")  # fmt: skip
+        parts.append("docs/seed000/footprint.md gives each part by object file and symbol")
         out.append(Row(what + f" ({extra.get('commit', '?')})", f"{flash:,} B / {ram:,} B",
                        flash <= FLASH_MAX and ram <= RAM_MAX, "; ".join(parts)))  # fmt: skip
     return out

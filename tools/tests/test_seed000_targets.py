@@ -20,7 +20,8 @@ def run(model: str, n: int, ls: int, **values: Any) -> dict[str, Any]:
 ISSUE17 = {"commit": "abc", "irq_to_handler_idle": {"stack": 290, "fifo": 1500},
            "seed000_bare": {"stack": {"flash": 9000, "ram": 283}, "fifo": {"flash": 9001, "ram": 100}},
            "floor": {"irq_to_handler_idle": 44, "parts_irq_to_handler_idle": 320, "parts_event": 400,
-                     "parts_stamp_to_handler": 150}, "commands": ["./tern run ..."]}  # fmt: skip
+                     "parts_stamp_to_handler": 150}, "footprint_floor": {"flash": 3072, "ram": 300},
+           "commands": ["./tern run ..."]}  # fmt: skip
 
 
 def doc(*runs: dict[str, Any], issue17: dict[str, Any] | None = ISSUE17) -> dict[str, Any]:
@@ -62,6 +63,9 @@ def test_every_target_is_marked_with_its_arithmetic() -> None:
     assert rows["seed000_bare flash <= 9,000 B / RAM <= 283 B, stack"].met is True
     bare = rows["seed000_bare flash <= 9,000 B / RAM <= 283 B, fifo"]
     assert bare.met is False and bare.why.startswith("flash over by 1 B; RAM met")
+    # the floor: flash 9,001 - 3,072, RAM 100 - 300 (a floor above the image's RAM is said as it is)
+    assert ("floor: 3,072 B / 300 B, the same node with no kernel (bench/floor/seed000_floor.c): the flash target "
+            "lies above it, the RAM target below it; the kernel is 5,929 B / -200 B over it") in bare.why  # fmt: skip
 
 
 def test_what_was_not_run_is_not_marked() -> None:
@@ -73,6 +77,9 @@ def test_what_was_not_run_is_not_marked() -> None:
     # runs of different lengths are not set against each other without saying so
     stack = by_what(rows)["stack I_o, n = 8 <= fifo + 0.5"]
     assert "fifo's run has 10 periods, stack's 50: not comparable" in stack.why
+    no_floor = {k: v for k, v in ISSUE17.items() if k != "footprint_floor"}
+    bare = by_what(targets.rows(doc(issue17=no_floor)))["seed000_bare flash <= 9,000 B / RAM <= 283 B, stack"]
+    assert "no floor measured" in bare.why
     text = "\n".join(targets.markdown(doc(issue17=None)))
     assert "not run for this document" in text and "| n/a |" in text
 
@@ -87,3 +94,7 @@ def test_parsers_name_what_is_missing() -> None:
         targets.parse_floor("FLOOR nothing\n")
     with pytest.raises(TernError, match="no 'L idle=N preempt=N' line"):
         targets.parse_ordering("L idle=x\n")
+    assert targets.parse_footprint_floor("FLOOR seed000 arrivals=759 jobs=726 sensing=3 dropped=33\n") == {
+        "arrivals": 759, "jobs": 726, "sensing": 3, "dropped": 33}
+    with pytest.raises(TernError, match="printed no 'FLOOR seed000' line"):
+        targets.parse_footprint_floor("FLOOR seed000 arrivals=1\n")
