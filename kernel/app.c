@@ -148,9 +148,10 @@ static void app_finalize_done(tern_task_id id)
     t->desc = NULL;
 }
 
-const char *tern_task_name(tern_task_id id)
+const TERN_DESC char *tern_task_name(tern_task_id id)
 {
+    static const TERN_DESC char unknown[] = "?";
     if (id < TERN_MAX_TASKS && tern_tasks[id].state != TASK_EMPTY)
         return tern_tasks[id].desc->name;
-    return msg_remote ? msg_remote->task_name(id) : "?"; /* a task of another module */
+    return msg_remote ? msg_remote->task_name(id) : unknown; /* a task of another module */
 }

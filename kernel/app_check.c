@@ -33,6 +33,10 @@ tern_status app_refuse_field(tern_app_error *err, tern_status code, int index,
     return code;
 }
 
+/* The validator: on the build machine (tools/appcheck) for a build-checked
+ * image, which carries none of it (its description may be in flash, and
+ * its names with it: the sentences below print them with %s). */
+#if !TERN_APP_BUILD_CHECK || defined(TERN_APPCHECK)
 /* Fill err, and the reason formatted into one text naming the app, the
  * task and the field. */
 tern_status app_refuse_rom(tern_app_error *err, tern_status code,
@@ -212,3 +216,4 @@ tern_status tern_app_validate(const TERN_DESC tern_app_desc *app, tern_app_error
     }
     return TERN_OK;
 }
+#endif

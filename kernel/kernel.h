@@ -81,7 +81,7 @@ typedef struct {
      * of it. */
     tern_status (*app_admit)(const TERN_DESC tern_app_desc *app, tern_app_error *err);
     void (*app_started)(const TERN_DESC tern_app_desc *app); /* the tasks of this module exist */
-    const char *(*task_name)(tern_task_id id);      /* a task of another module */
+    const TERN_DESC char *(*task_name)(tern_task_id id); /* a task of another module */
     uint8_t address, count; /* this processor's bus address, processors on the bus */
 } msg_remote_ops;
 extern const msg_remote_ops *msg_remote;

@@ -539,12 +539,13 @@ static void remote_app_started(const TERN_DESC tern_app_desc *a)
     started = true;
 }
 
-static const char *remote_task_name(tern_task_id id)
+static const TERN_DESC char *remote_task_name(tern_task_id id)
 {
+    static const TERN_DESC char unknown[] = "?";
     for (uint8_t i = 0; app && i < app->n_tasks; i++)
         if (app->tasks[i].id == id)
             return app->tasks[i].name;
-    return "?";
+    return unknown;
 }
 
 static msg_remote_ops ops = {

@@ -179,9 +179,13 @@ static void slice_ends(tern_alarm *a, void *arg)
 
 void thread_stack_overflow(const thread *t, const void *sp)
 {
-    tern_printf("\ntern: stack overflow in task '%s' (id %u): stack %lu bytes at %08lx, "
-                "sp=%08lx\n",
-                t->task == TERN_NO_TASK ? "idle" : tern_task_name(t->task), t->task,
+    /* the name with tern_puts: it may be in flash (TERN_DESC) */
+    tern_puts(TERN_ROM_STR("\ntern: stack overflow in task '"));
+    if (t->task == TERN_NO_TASK)
+        tern_puts(TERN_ROM_STR("idle"));
+    else
+        tern_puts(tern_task_name(t->task));
+    tern_printf("' (id %u): stack %lu bytes at %08lx, sp=%08lx\n", t->task,
                 (unsigned long)t->stack_size, (unsigned long)(uintptr_t)t->stack_lo,
                 (unsigned long)(uintptr_t)sp);
     port_exit(TERN_EXIT_STACK_OVERFLOW);
@@ -311,15 +315,16 @@ thread *thread_create(tern_task_id task, uint32_t stack_size, void (*entry)(void
     uint32_t size = stack_size ? stack_size : TERN_THREAD_STACK_DEFAULT;
     size = (size + TERN_STACK_GUARD - 1) & ~(TERN_STACK_GUARD - 1);
     if (size < 4 * TERN_STACK_GUARD || size > thread_stack_pool_bytes - pool_used) {
-        tern_printf("tern: no room for the %lu-byte stack of task '%s' (%lu of %lu pool "
-                    "bytes used, minimum %lu)\n",
-                    (unsigned long)size, tern_tasks[task].desc->name, (unsigned long)pool_used,
+        tern_printf("tern: no room for the %lu-byte stack of task '", (unsigned long)size);
+        tern_puts(tern_tasks[task].desc->name); /* may be in flash (TERN_DESC) */
+        tern_printf("' (%lu of %lu pool bytes used, minimum %lu)\n", (unsigned long)pool_used,
                     (unsigned long)thread_stack_pool_bytes, (unsigned long)(4 * TERN_STACK_GUARD));
         return NULL;
     }
     if (threads_used >= thread_table_len) {
-        tern_printf("tern: no thread for task '%s' (all %u slots used)\n",
-                    tern_tasks[task].desc->name, (unsigned)thread_table_len);
+        tern_puts(TERN_ROM_STR("tern: no thread for task '"));
+        tern_puts(tern_tasks[task].desc->name); /* may be in flash (TERN_DESC) */
+        tern_printf("' (all %u slots used)\n", (unsigned)thread_table_len);
         return NULL;
     }
     thread *t = &thread_table[threads_used++];

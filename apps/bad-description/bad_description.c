@@ -14,11 +14,12 @@ static tern_status sink(void *state, tern_msg *m)
 
 static const TERN_DESC tern_route routes[] = {TERN_TO_TASK(7, TERN_PORT_APP(0))};
 static const TERN_DESC tern_task_desc tasks[] = {
-    {.name = "sensor", .id = 0, .priority = 2, .handler = sink, .n_out_ports = 1,
+    {.name = TERN_DESC_STR("sensor"), .id = 0, .priority = 2, .handler = sink, .n_out_ports = 1,
      .routes = routes},
-    {.name = "radio", .id = 1, .priority = 4, .handler = sink, .n_in_ports = 1},
+    {.name = TERN_DESC_STR("radio"), .id = 1, .priority = 4, .handler = sink, .n_in_ports = 1},
 };
-static const TERN_DESC tern_app_desc app = {.name = "bad", .tasks = tasks, .n_tasks = 2};
+static const TERN_DESC tern_app_desc app = {.name = TERN_DESC_STR("bad"), .tasks = tasks,
+                                            .n_tasks = 2};
 /* bad-description-checked.elf: the same description checked at build time,
  * whose build must fail with the same error (tests/target/test_apps.py) */
 TERN_APP_CHECKED(app);

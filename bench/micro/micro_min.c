@@ -21,9 +21,10 @@ static tern_status ticker(void *state, tern_msg *m)
 }
 
 static const TERN_DESC tern_task_desc tasks[] = {
-    {.name = "ticker", .id = 0, .priority = 0, .handler = ticker},
+    {.name = TERN_DESC_STR("ticker"), .id = 0, .priority = 0, .handler = ticker},
 };
-static const TERN_DESC tern_app_desc app = {.name = "micro_min", .tasks = tasks, .n_tasks = 1};
+static const TERN_DESC tern_app_desc app = {.name = TERN_DESC_STR("micro_min"), .tasks = tasks,
+                                            .n_tasks = 1};
 TERN_APP_CHECKED(app); /* micro_min_bare */
 
 int main(void)

@@ -491,13 +491,14 @@ static tern_status control_task(void *state, tern_msg *m)
 #endif
 
 static const TERN_DESC tern_task_desc tasks[] = {
-    {.name = "control", .id = 0, .priority = 0, .handler = control_task},
-    {.name = "sensing", .id = SENSING, .priority = PRIO_SENSING, .handler = sensing_task,
-     .n_in_ports = 1, .flags = SENSING_FLAGS},
-    {.name = "forwarding", .id = FORWARDING, .priority = PRIO_FORWARDING,
+    {.name = TERN_DESC_STR("control"), .id = 0, .priority = 0, .handler = control_task},
+    {.name = TERN_DESC_STR("sensing"), .id = SENSING, .priority = PRIO_SENSING,
+     .handler = sensing_task, .n_in_ports = 1, .flags = SENSING_FLAGS},
+    {.name = TERN_DESC_STR("forwarding"), .id = FORWARDING, .priority = PRIO_FORWARDING,
      .handler = forwarding_task, .n_in_ports = 1, .flags = FORWARDING_FLAGS},
 };
-static const TERN_DESC tern_app_desc app = {"seed000", tasks, 3, NULL, 0, 0, NULL};
+static const TERN_DESC tern_app_desc app = {TERN_DESC_STR("seed000"), tasks, 3, NULL, 0, 0,
+                                            NULL};
 TERN_APP_CHECKED(app); /* seed000_bare: validated at build time */
 
 /* A bad parameter block: the reason, and exit status 2. The bare build has

@@ -9,15 +9,21 @@
 
 /* Where a description lives. A description fixed when the image is built
  * and validated then (TERN_APP_FLASH, set by cmake's tern_app_build_check)
- * stays in flash on the AVR: it is declared TERN_DESC and the kernel reads
- * it in place (LPM through 16-bit __flash pointers: one cycle more a byte
- * than RAM); a plain `const` table would be copied into RAM at reset. Its
- * names and init data are still RAM pointers. Everywhere else (descriptions
- * made at run time, other CPUs) TERN_DESC is nothing. */
+ * stays in flash on the AVR: it is declared TERN_DESC, its names are
+ * TERN_DESC_STR("name"), and the kernel reads it in place (LPM through
+ * 16-bit __flash pointers: one cycle more a byte than RAM); a plain `const`
+ * table or string would be copied into RAM at reset. Its init data is still
+ * a RAM pointer. Everywhere else (descriptions made at run time, other
+ * CPUs) TERN_DESC is nothing and TERN_DESC_STR the literal. avr-gcc does
+ * not diagnose a flash pointer passed as a plain one (a varargs %s, a
+ * string literal where TERN_DESC_STR belongs): -Waddr-space-convert finds
+ * the rest. */
 #if TERN_APP_FLASH
 #define TERN_DESC TERN_FLASH
+#define TERN_DESC_STR(literal) ((const TERN_DESC char[]){literal})
 #else
 #define TERN_DESC
+#define TERN_DESC_STR(literal) (literal)
 #endif
 
 /* A handler runs to completion for one message. Its return status is
@@ -62,7 +68,7 @@ typedef struct {
 #define TERN_TASK_NEEDS_HW (TERN_TASK_NEEDS_RADIO | TERN_TASK_NEEDS_ADC)
 
 typedef struct {
-    const char *name;
+    const TERN_DESC char *name; /* TERN_DESC_STR("...") */
     tern_task_id id;
     uint8_t priority; /* 0 .. TERN_PRIO_LEVELS-1, higher runs first */
     tern_handler handler;
@@ -80,7 +86,7 @@ typedef struct {
 } tern_task_desc;
 
 typedef struct {
-    const char *name;
+    const TERN_DESC char *name; /* TERN_DESC_STR("...") */
     const TERN_DESC tern_task_desc *tasks;
     uint8_t n_tasks;
     const TERN_DESC tern_group_desc *groups;

@@ -10,8 +10,9 @@
 tern_task_id tern_self(void);
 
 /* The name in the application description (also of a task on another
- * module), "?" for an unknown id. */
-const char *tern_task_name(tern_task_id id);
+ * module), "?" for an unknown id. In flash (TERN_DESC) when the
+ * description is: print it with tern_puts. */
+const TERN_DESC char *tern_task_name(tern_task_id id);
 
 /* Post through the running task's routing table (output port -> task/port
  * or multicast group). With TERN_MSG_HEAP the payload must be a heap block
