@@ -6,15 +6,13 @@
 #include "kernel.h"
 #include "time64.h"
 
-/* used: the AVR's clock read (assembly) reads it where the compiler cannot see */
-static __attribute__((used)) uint32_t last_raw;
+static uint32_t last_raw; /* the raw count at the last read */
 
 #if defined(__AVR__)
 /* On the 8-bit CPU the sum of whole periods is kept as two 32-bit
  * halves: a read ORs the low one into the raw count, a wrap adds in 32-bit
  * steps (a 64-bit add is a libgcc call there). */
-/* the sum of whole counter periods seen so far (used: as last_raw) */
-static __attribute__((used)) uint32_t wraps_lo, wraps_hi;
+static uint32_t wraps_lo, wraps_hi; /* the sum of whole counter periods seen so far */
 static uint32_t step_lo, step_hi;   /* one counter period */
 
 void clock_init(void)
@@ -28,7 +26,7 @@ void clock_init(void)
 
 /* A wrap of the counter (once per 2^32 ticks on these boards): called by
  * clock_now_irqs_off below with the raw count in r22..r25. */
-static __attribute__((used, noinline)) tern_time extend_wrapped(uint32_t raw)
+static __attribute__((noinline)) tern_time extend_wrapped(uint32_t raw)
 {
     uint32_t lo = wraps_lo + step_lo;
     wraps_hi += step_hi + (lo < wraps_lo);
@@ -86,11 +84,17 @@ static inline __attribute__((always_inline)) tern_time extend(uint32_t raw)
 /* The clock read in assembly on the AVR, the kernel's most frequent call:
  * avr-gcc moves a 64-bit result through two or three register sets and
  * saves eight registers around that (~160 cycles a tern_now); this takes
- * ~90 with the counter read. */
+ * ~90 with the counter read. The symbols come in as operands (a static
+ * named inside the string is invisible to the compiler, which may then
+ * drop or rename it) and "memory" says the statics are read and written
+ * behind the compiler's back. */
 __attribute__((naked)) tern_time clock_now_irqs_off(void)
 {
-    __asm__ volatile("call port_counter_read\n\t" /* raw in r22..r25 */
-                     "jmp clock_extend\n");
+    __asm__ volatile("call %x[read]\n\t" /* raw in r22..r25 */
+                     "jmp %x[extend]\n"
+                     :
+                     : [read] "i"(port_counter_read), [extend] "i"(clock_extend)
+                     : "memory");
 }
 
 /* A counter value read with interrupts masked, no earlier than the last one
@@ -101,34 +105,38 @@ __attribute__((naked)) tern_time clock_now_irqs_off(void)
 __attribute__((naked)) tern_time clock_extend(uint32_t raw)
 {
     (void)raw;
-    __asm__ volatile("lds r18, last_raw\n\t"
-                     "lds r19, last_raw+1\n\t"
-                     "lds r20, last_raw+2\n\t"
-                     "lds r21, last_raw+3\n\t"
+    __asm__ volatile("lds r18, %[last]\n\t"
+                     "lds r19, %[last]+1\n\t"
+                     "lds r20, %[last]+2\n\t"
+                     "lds r21, %[last]+3\n\t"
                      "cp r22, r18\n\t"
                      "cpc r23, r19\n\t"
                      "cpc r24, r20\n\t"
                      "cpc r25, r21\n\t"
                      "brsh 1f\n\t"
-                     "jmp extend_wrapped\n" /* it returns to our caller */
+                     "jmp %x[wrapped]\n" /* it returns to our caller */
                      "1:\n\t"
-                     "sts last_raw, r22\n\t"
-                     "sts last_raw+1, r23\n\t"
-                     "sts last_raw+2, r24\n\t"
-                     "sts last_raw+3, r25\n\t"
-                     "lds r18, wraps_lo\n\t"
-                     "lds r19, wraps_lo+1\n\t"
-                     "lds r20, wraps_lo+2\n\t"
-                     "lds r21, wraps_lo+3\n\t"
+                     "sts %[last], r22\n\t"
+                     "sts %[last]+1, r23\n\t"
+                     "sts %[last]+2, r24\n\t"
+                     "sts %[last]+3, r25\n\t"
+                     "lds r18, %[lo]\n\t"
+                     "lds r19, %[lo]+1\n\t"
+                     "lds r20, %[lo]+2\n\t"
+                     "lds r21, %[lo]+3\n\t"
                      "or r18, r22\n\t"
                      "or r19, r23\n\t"
                      "or r20, r24\n\t"
                      "or r21, r25\n\t"
-                     "lds r22, wraps_hi\n\t"
-                     "lds r23, wraps_hi+1\n\t"
-                     "lds r24, wraps_hi+2\n\t"
-                     "lds r25, wraps_hi+3\n\t"
-                     "ret\n");
+                     "lds r22, %[hi]\n\t"
+                     "lds r23, %[hi]+1\n\t"
+                     "lds r24, %[hi]+2\n\t"
+                     "lds r25, %[hi]+3\n\t"
+                     "ret\n"
+                     :
+                     : [last] "i"(&last_raw), [lo] "i"(&wraps_lo), [hi] "i"(&wraps_hi),
+                       [wrapped] "i"(extend_wrapped)
+                     : "memory");
 }
 
 /* The same inside a critical section: SREG saved in r28 (call-saved),
@@ -138,11 +146,14 @@ __attribute__((naked)) tern_time tern_now(void)
     __asm__ volatile("push r28\n\t"
                      "in r28, __SREG__\n\t"
                      "cli\n\t"
-                     "call port_counter_read\n\t"
-                     "call clock_extend\n\t"
+                     "call %x[read]\n\t"
+                     "call %x[extend]\n\t"
                      "out __SREG__, r28\n\t"
                      "pop r28\n\t"
-                     "ret\n");
+                     "ret\n"
+                     :
+                     : [read] "i"(port_counter_read), [extend] "i"(clock_extend)
+                     : "memory");
 }
 #else
 tern_time tern_now(void)
