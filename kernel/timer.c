@@ -4,6 +4,7 @@
  * advance from their previous deadline, never from "now", so they do not
  * drift however late an interrupt is served. */
 #include <stddef.h>
+#include <string.h>
 
 #include "kernel.h"
 #include "time64.h"
@@ -218,17 +219,71 @@ void tern_alarm_init(tern_alarm *a, tern_alarm_fn fn, void *arg)
     a->armed = 0;
 }
 
-void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
+/* Into the list for the deadline and period stored in it, out of the
+ * list first if it is in, interrupts masked by the caller (s: how to put
+ * them back). Out of line, so that tern_alarm_set's 64-bit arguments are
+ * stored before any call, not kept across them (on the AVR that saved 16
+ * registers). The walk of unlink_alarm does not read them. */
+static __attribute__((noinline)) void arm(tern_alarm *a, tern_irq_state s)
 {
-    tern_irq_state s = port_irq_save();
+#if defined(__AVR__)
+    bool periodic = (t64_lo_at(&a->period) | t64_hi_at(&a->period)) != 0;
+#else
+    bool periodic = a->period != 0;
+#endif
     if (a->armed)
         unlink_alarm(a);
-    a->deadline = deadline;
-    a->period = period;
-    insert(a, t64_nz(period) ? ARMED | PERIODIC : ARMED);
+    insert(a, periodic ? ARMED | PERIODIC : ARMED);
     program();
     port_irq_restore(s);
 }
+
+#if defined(TERN_IRQ_STATE_IS_SREG)
+_Static_assert(offsetof(tern_alarm, period) == 10, "tern_alarm_set stores the period at offset 10");
+_Static_assert(sizeof(tern_irq_state) == 1, "arm's s is one register");
+
+/* In assembly on the AVR (run-to-completion models, whose saved interrupt
+ * state is SREG): avr-gcc saves the ten call-saved registers the
+ * arguments arrive in (r8..r23) and sets up a frame even when it only
+ * stores them. The deadline comes in r16..r23, the period in r8..r15,
+ * low byte first. */
+__attribute__((naked)) void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
+{
+    (void)a, (void)deadline, (void)period;
+    __asm__ volatile("movw r30, r24\n\t"
+                     "in __tmp_reg__, __SREG__\n\t"
+                     "cli\n\t"
+                     "std Z+2, r16\n\t"
+                     "std Z+3, r17\n\t"
+                     "std Z+4, r18\n\t"
+                     "std Z+5, r19\n\t"
+                     "std Z+6, r20\n\t"
+                     "std Z+7, r21\n\t"
+                     "std Z+8, r22\n\t"
+                     "std Z+9, r23\n\t"
+                     "std Z+10, r8\n\t"
+                     "std Z+11, r9\n\t"
+                     "std Z+12, r10\n\t"
+                     "std Z+13, r11\n\t"
+                     "std Z+14, r12\n\t"
+                     "std Z+15, r13\n\t"
+                     "std Z+16, r14\n\t"
+                     "std Z+17, r15\n\t"
+                     "mov r22, __tmp_reg__\n\t" /* arm's s */
+                     "jmp %x[arm]\n"             /* a still in r24:r25 */
+                     :
+                     : [arm] "i"(arm)
+                     : "memory");
+}
+#else
+void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
+{
+    tern_irq_state s = port_irq_save();
+    a->deadline = deadline;
+    a->period = period;
+    arm(a, s);
+}
+#endif
 
 void tern_alarm_cancel(tern_alarm *a)
 {
@@ -337,7 +392,51 @@ static void timer_fired(tern_alarm *a, void *arg)
     sched_send(TERN_NO_TASK, task, TERN_PORT_TIMEOUT(k), NULL, 0, 0, false);
 }
 
-tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
+_Static_assert(offsetof(tern_alarm, period) == offsetof(tern_alarm, deadline) + sizeof(tern_time),
+               "timer_arm_at copies the deadline and the period as one");
+
+/* Task's timer k, re-armed in place for t[0] with period t[1]:
+ * tern_alarm_set's arm takes a running timer out of the list itself, so
+ * the hardware is programmed once. The times come in memory: on the AVR
+ * a 64-bit value in registers is saved and moved around by every caller. */
+static void timer_arm_at(tern_task_id task, uint8_t k, const tern_time t[2])
+{
+    tern_alarm *a = &tern_tasks[task].timers[k];
+    tern_irq_state s = port_irq_save(); /* a running one may fire meanwhile */
+    a->fn = timer_fired;
+    a->arg = (void *)(uintptr_t)task;
+    memcpy(&a->deadline, t, 2 * sizeof *t);
+    arm(a, s);
+}
+
+void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time period)
+{
+    tern_time t[2] = {deadline, period};
+    timer_arm_at(task, k, t);
+}
+
+/* *t += *x; true if that wrapped past 2^64. Byte by byte on the AVR: the
+ * smallest code there (avr-gcc moves a 64-bit operand through eight
+ * registers, or calls libgcc), and off the hot paths. */
+static __attribute__((noinline)) bool add_over(tern_time *t, const tern_time *x)
+{
+#if defined(__AVR__)
+    uint8_t *p = (uint8_t *)t;
+    const uint8_t *q = (const uint8_t *)x;
+    uint16_t c = 0;
+    for (uint8_t i = 0; i < sizeof *t; i++) {
+        c += (uint16_t)p[i] + q[i];
+        p[i] = (uint8_t)c;
+        c >>= 8;
+    }
+    return c != 0;
+#else
+    return __builtin_add_overflow(*t, *x, t);
+#endif
+}
+
+/* t[0], the delay, becomes the deadline. */
+static __attribute__((noinline)) tern_status timer_start(uint8_t k, tern_time t[2])
 {
     tern_task_id self = tern_self();
     if (self == TERN_NO_TASK)
@@ -348,18 +447,19 @@ tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
      * would fire at once, and a periodic one re-arm into the past forever
      * inside the clock interrupt. Refused; a running timer k goes on. */
     tern_time now = tern_now();
-    if (delay > UINT64_MAX - now || period > UINT64_MAX - now - delay)
+    if (add_over(&t[0], &now))
         return TERN_ERANGE;
-    timer_arm_for(self, k, now + delay, period);
+    tern_time next = t[0]; /* the deadline after it */
+    if (add_over(&next, &t[1]))
+        return TERN_ERANGE;
+    timer_arm_at(self, k, t);
     return TERN_OK;
 }
 
-void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time period)
+tern_status tern_timer_start(uint8_t k, tern_time delay, tern_time period)
 {
-    tern_alarm *a = &tern_tasks[task].timers[k];
-    tern_alarm_cancel(a);
-    tern_alarm_init(a, timer_fired, (void *)(uintptr_t)task);
-    tern_alarm_set(a, deadline, period);
+    tern_time t[2] = {delay, period};
+    return timer_start(k, t);
 }
 
 tern_status tern_timer_cancel(uint8_t k)

@@ -18,6 +18,7 @@ typedef uint32_t tern_irq_state;
 /* The AVR's run-to-completion models: the I bit of SREG, saved with the
  * rest of SREG. Inline: a call costs more than the two instructions, and
  * a post or a dispatch passes through several critical sections. */
+#define TERN_IRQ_STATE_IS_SREG 1 /* assembly may save and restore it itself */
 static inline __attribute__((always_inline)) tern_irq_state port_irq_save(void)
 {
     tern_irq_state s;
