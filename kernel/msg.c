@@ -189,7 +189,7 @@ void tern_isr_enter(void)
     tern_isr_nesting++;
     if (tern_idle_waiting) /* checked here: a call on every interrupt costs */
         idle_note_wake();
-    TERN_STAT(tern_counters_.interrupts++);
+    TERN_STAT(msg_count32(&tern_counters_.interrupts));
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
 
@@ -201,7 +201,7 @@ void isr_enter_at(const tern_time *now)
     tern_isr_nesting++;
     if (tern_idle_waiting)
         idle_note_wake_at(now);
-    TERN_STAT(tern_counters_.interrupts++);
+    TERN_STAT(msg_count32(&tern_counters_.interrupts));
     tern_trace(TERN_EV_IRQ_ENTER, 0, 0);
 }
 #endif

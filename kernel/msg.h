@@ -17,6 +17,20 @@
 #define MSG_STEP static inline __attribute__((always_inline))
 
 extern uint8_t tern_isr_nesting; /* interrupt handlers entered and not yet left */
+
+/* One more in a 32-bit counter. On an 8-bit CPU the carry into a higher
+ * byte is rare: test for it rather than load, add and store all four
+ * bytes (the AVR: 7 cycles instead of 20, on every post and handler). */
+MSG_STEP void msg_count32(uint32_t *c)
+{
+#if defined(__AVR__)
+    uint8_t *b = (uint8_t *)c;
+    if (++b[0] == 0 && ++b[1] == 0 && ++b[2] == 0)
+        ++b[3];
+#else
+    ++*c;
+#endif
+}
 extern uint32_t msg_next_seq;    /* creation order: the tie-break among equal priorities */
 
 /* msg.c */
@@ -127,7 +141,7 @@ MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
     m->posted = clock_low_irqs_off();
     if (msg_heap_payload(payload, flags))
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
-    TERN_STAT(tern_counters_.posted++);
+    TERN_STAT(msg_count32(&tern_counters_.posted));
     tern_trace(TERN_EV_POST, dst, port);
     return m;
 }
@@ -144,7 +158,7 @@ MSG_STEP bool msg_hold(tern_msg *m)
     else
         t->held_head = m;
     t->held_tail = m;
-    TERN_STAT(tern_counters_.held++);
+    TERN_STAT(msg_count32(&tern_counters_.held));
     return true;
 }
 
@@ -182,7 +196,7 @@ MSG_STEP tern_msg *msg_take_waiting(tern_msg **pp)
 /* m's handler is about to run. */
 MSG_STEP void msg_handler_start(const tern_msg *m)
 {
-    TERN_STAT(tern_counters_.dispatched++);
+    TERN_STAT(msg_count32(&tern_counters_.dispatched));
     tern_trace(TERN_EV_HANDLER_START, m->dst, m->port);
 }
 
@@ -192,7 +206,7 @@ MSG_STEP tern_port msg_handler_end(tern_msg *m, tern_status st)
 {
     tern_trace(TERN_EV_HANDLER_END, m->dst, m->port);
     if (st != TERN_OK)
-        tern_counters_.handler_errors++;
+        msg_count32(&tern_counters_.handler_errors);
     if ((m->flags & TERN_MSG_HEAP) && !(m->flags & TERN_MSG_TAKEN) && m->payload)
         heap_free(m->payload);
     tern_port port = m->port;
@@ -240,7 +254,7 @@ MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below
         tern_counters_.max_stack_depth = tern_counters_.stack_depth;
 #endif
     if (below != TERN_NO_TASK) {
-        TERN_STAT(tern_counters_.preemptions++);
+        TERN_STAT(msg_count32(&tern_counters_.preemptions));
         tern_trace(TERN_EV_PREEMPT, m->dst, below);
     }
     if (!masked)

@@ -147,7 +147,7 @@ MSG_STEP void place(tern_msg *m, bool enqueue_only, bool from_isr)
         dispatch_pending = true;
 #endif
     } else {
-        TERN_STAT(tern_counters_.queued++);
+        TERN_STAT(msg_count32(&tern_counters_.queued));
     }
 }
 

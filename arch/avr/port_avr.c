@@ -54,9 +54,6 @@ void port_dispatch(uint8_t level)
     tern_sched_preempt();
 }
 
-/* Nothing to mask: software dispatch never takes a level's vector. */
-void port_set_level(int8_t level) { (void)level; }
-
 /* Sleep until an interrupt of the kernel's has run. Interrupts of the port
  * itself (the clock's overflow, a long deadline's earlier compare
  * matches) wake the CPU without ending the idle period: sleep again. */

@@ -89,7 +89,12 @@ void port_deadline_cancel(void);
 void port_dispatch(uint8_t level);
 /* The running dispatch level changed (-1 = none): a hardware-dispatch port
  * masks the vectors of levels <= level. */
+#if defined(__AVR__)
+/* Software dispatch masks nothing: no call, twice per handler. */
+static inline __attribute__((always_inline)) void port_set_level(int8_t level) { (void)level; }
+#else
 void port_set_level(int8_t level);
+#endif
 
 /* Wait, interrupts enabled, until at least one interrupt has been handled;
  * return with interrupts disabled and true (false: nothing can ever wake
