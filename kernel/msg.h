@@ -31,7 +31,12 @@ MSG_STEP void msg_count32(uint32_t *c)
     ++*c;
 #endif
 }
-extern uint32_t msg_next_seq;    /* creation order: the tie-break among equal priorities */
+/* The tie-break among equal priorities: a message made now takes this
+ * value, and holding a message (msg_hold) advances it, so a held message
+ * is older than every message made after it. Every post but a held one
+ * thus reads it without the 32-bit increment (sorted by it, a queue runs
+ * equal priorities in creation order, policy_order.h). */
+extern uint32_t msg_next_seq;
 
 /* msg.c */
 void msg_reset(void); /* task table, counters, sequence, interrupt nesting */
@@ -120,9 +125,11 @@ MSG_STEP tern_status msg_send(tern_task_id src, tern_task_id dst, tern_port port
 }
 
 /* A checked post becomes a message (its heap payload in transit), counted
- * as posted; NULL, counted as a drop, when the pool is empty. */
-MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
-                           void *payload, uint16_t len, uint8_t flags)
+ * as posted; NULL, counted as a drop, when the pool is empty. `flags` are
+ * the message's own (TERN_MSG_HEAP and TERN_MSG_FROM_ISR): a caller that
+ * knows them passes a constant (msg_make works them out). */
+MSG_STEP tern_msg *msg_make_flagged(tern_task_id src, tern_task_id dst, tern_port port,
+                                   void *payload, uint16_t len, uint8_t flags)
 {
     tern_msg *m = msg_alloc();
     if (!m) {
@@ -135,15 +142,23 @@ MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
     m->src = src;
     m->dst = dst;
     m->port = port;
-    m->flags = (uint8_t)((flags & TERN_MSG_HEAP) | (tern_isr_nesting ? TERN_MSG_FROM_ISR : 0));
+    m->flags = flags;
     m->prio = tern_tasks[dst].desc->priority;
-    m->seq = msg_next_seq++;
+    m->seq = msg_next_seq;
     m->posted = clock_low_irqs_off();
     if (msg_heap_payload(payload, flags))
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
     TERN_STAT(msg_count32(&tern_counters_.posted));
     tern_trace(TERN_EV_POST, dst, port);
     return m;
+}
+
+MSG_STEP tern_msg *msg_make(tern_task_id src, tern_task_id dst, tern_port port,
+                           void *payload, uint16_t len, uint8_t flags)
+{
+    return msg_make_flagged(
+        src, dst, port, payload, len,
+        (uint8_t)((flags & TERN_MSG_HEAP) | (tern_isr_nesting ? TERN_MSG_FROM_ISR : 0)));
 }
 
 /* Messages to a task that has not handled INIT yet are held in arrival
@@ -158,6 +173,7 @@ MSG_STEP bool msg_hold(tern_msg *m)
     else
         t->held_head = m;
     t->held_tail = m;
+    msg_next_seq++; /* what is made from now on is newer than m */
     TERN_STAT(msg_count32(&tern_counters_.held));
     return true;
 }

@@ -163,6 +163,17 @@ static tern_status deliver(tern_task_id src, tern_task_id dst, tern_port port, v
     return TERN_OK;
 }
 
+/* The general post (msg_check), from a task or an interrupt: out of line
+ * with tern_send's own five arguments, which its callers pass on where
+ * they came; sched_send's seven take registers an AVR function must save,
+ * and tern_send and isr_post saved them on every post. */
+static __attribute__((noinline)) tern_status checked_post(tern_task_id dst, tern_port port,
+                                                          void *payload, uint16_t len,
+                                                          uint8_t flags)
+{
+    return sched_send(tern_self(), dst, port, payload, len, flags, false);
+}
+
 /* A post from an interrupt: the common one (msg_plain) is made and placed
  * directly, in a function of its own: sched_send's general path keeps 18
  * registers live (an 8-bit CPU saves and restores each), this one a
@@ -173,11 +184,11 @@ static __attribute__((noinline)) tern_status isr_post(tern_task_id dst, tern_por
                                                       void *payload, uint16_t len, uint8_t flags)
 {
     tern_irq_state s = port_irq_save();
-    if (!msg_plain(dst, port, payload, flags)) {
+    if (__builtin_expect(!msg_plain(dst, port, payload, flags), 0)) {
         port_irq_restore(s);
-        return sched_send(TERN_NO_TASK, dst, port, payload, len, flags, false);
+        return checked_post(dst, port, payload, len, flags);
     }
-    tern_msg *m = msg_make(TERN_NO_TASK, dst, port, payload, len, 0);
+    tern_msg *m = msg_make_flagged(TERN_NO_TASK, dst, port, payload, len, TERN_MSG_FROM_ISR);
     if (m)
         place(m, false, true);
     port_irq_restore(s);
@@ -188,7 +199,7 @@ tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t 
                       uint8_t flags)
 {
     if (!tern_isr_nesting)
-        return sched_send(top.task, dst, port, payload, len, flags, false);
+        return checked_post(dst, port, payload, len, flags);
     return isr_post(dst, port, payload, len, flags);
 }
 

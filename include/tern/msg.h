@@ -31,7 +31,7 @@ typedef struct tern_msg {
     tern_port port;
     uint8_t flags;
     uint8_t prio;     /* destination priority, cached for ordering */
-    uint32_t seq;     /* creation order */
+    uint32_t seq;     /* creation order among equal priorities (kernel/msg.h) */
     /* The clock's low 32 bits at post time (tern_now() minus it is the
      * age of a message younger than 2^32 ticks): a stamp without the
      * 64-bit extension, which costs an 8-bit CPU ~100 cycles a post.
