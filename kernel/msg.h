@@ -260,6 +260,7 @@ typedef struct {
 MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below, bool masked)
 {
     tern_tcb *t = &tern_tasks[m->dst];
+    const TERN_DESC tern_task_desc *d = t->desc;
     msg_stack_top prev = *top;
 
     t->active = 1;
@@ -276,9 +277,13 @@ MSG_STEP void msg_run_nested(msg_stack_top *top, tern_msg *m, tern_task_id below
     if (!masked)
         port_set_level(top->level);
     msg_handler_start(m);
+    /* Read while masked: enabling interrupts is a compiler barrier, which
+     * would have the task's entry found and read again after it. */
+    tern_handler handler = d->handler;
+    void *state = d->state;
     port_irq_enable();
 
-    tern_status st = t->desc->handler(t->desc->state, m);
+    tern_status st = handler(state, m);
 
     (void)port_irq_save();
     tern_port port = msg_handler_end(m, st);

@@ -44,16 +44,6 @@ void port_irq_enable(void)
 }
 #endif /* the other models': inline, tern/port.h */
 
-/* Called by tern_isr_exit() at the end of the outermost interrupt, still
- * inside it (I clear): run the preempting handlers here, above whatever
- * the interrupt interrupted. Every handler runs with interrupts enabled
- * (run_msg), and the interrupt's reti resumes the code below afterwards. */
-void port_dispatch(uint8_t level)
-{
-    (void)level;
-    tern_sched_preempt();
-}
-
 /* Sleep until an interrupt of the kernel's has run. Interrupts of the port
  * itself (the clock's overflow, a long deadline's earlier compare
  * matches) wake the CPU without ending the idle period: sleep again. */

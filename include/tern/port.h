@@ -86,7 +86,20 @@ void port_deadline_cancel(void);
  * with hardware dispatch (built with TERN_PORT_HW_DISPATCH=1, called from
  * the post) pends the vector of that level; a software port calls
  * tern_sched_preempt() (called when the outermost interrupt returns). */
+#if defined(__AVR__)
+void tern_sched_preempt(void);
+/* Software dispatch, from tern_isr_exit() at the end of the outermost
+ * interrupt, still inside it (I clear): the preempting handlers run here,
+ * above whatever the interrupt interrupted, each with interrupts enabled;
+ * the interrupt's reti resumes the code below afterwards. */
+static inline __attribute__((always_inline)) void port_dispatch(uint8_t level)
+{
+    (void)level;
+    tern_sched_preempt();
+}
+#else
 void port_dispatch(uint8_t level);
+#endif
 /* The running dispatch level changed (-1 = none): a hardware-dispatch port
  * masks the vectors of levels <= level. */
 #if defined(__AVR__)
