@@ -174,32 +174,49 @@ static __attribute__((noinline)) tern_status checked_post(tern_task_id dst, tern
     return sched_send(tern_self(), dst, port, payload, len, flags, false);
 }
 
-/* A post from an interrupt: the common one (msg_plain) is made and placed
- * directly, in a function of its own: sched_send's general path keeps 18
- * registers live (an 8-bit CPU saves and restores each), this one a
- * handful. The task's state is read under the mask: with nested
- * interrupts (Cortex-M) a higher one could finalize or move the task
- * between an unmasked check and the post. */
-static __attribute__((noinline)) tern_status isr_post(tern_task_id dst, tern_port port,
-                                                      void *payload, uint16_t len, uint8_t flags)
+/* The common post: one that msg_check would pass and msg_hold would not
+ * hold (msg_plain), made and placed at once, the same way and counted the
+ * same as through sched_send, whose general path keeps 18 registers live
+ * (an 8-bit CPU saves and restores each); the others go to checked_post.
+ * One function for each context, each with its constant: an interrupt's
+ * post never runs a handler itself. The task's state is read under the
+ * mask: with nested interrupts (Cortex-M) a higher one could finalize or
+ * move the task between an unmasked check and the post. */
+MSG_STEP tern_status plain_post(tern_task_id dst, tern_port port, void *payload, uint16_t len,
+                               uint8_t flags, bool from_isr)
 {
     tern_irq_state s = port_irq_save();
     if (__builtin_expect(!msg_plain(dst, port, payload, flags), 0)) {
         port_irq_restore(s);
         return checked_post(dst, port, payload, len, flags);
     }
-    tern_msg *m = msg_make_flagged(TERN_NO_TASK, dst, port, payload, len, TERN_MSG_FROM_ISR);
+    tern_msg *m = from_isr
+        ? msg_make_flagged(TERN_NO_TASK, dst, port, payload, len, TERN_MSG_FROM_ISR)
+        : msg_make_flagged(top.task, dst, port, payload, len, flags & TERN_MSG_HEAP);
     if (m)
-        place(m, false, true);
+        place(m, false, from_isr);
     port_irq_restore(s);
     return m ? TERN_OK : TERN_EFULL;
+}
+
+static __attribute__((noinline)) tern_status isr_post(tern_task_id dst, tern_port port,
+                                                      void *payload, uint16_t len, uint8_t flags)
+{
+    return plain_post(dst, port, payload, len, flags, true);
+}
+
+static __attribute__((noinline)) tern_status task_post(tern_task_id dst, tern_port port,
+                                                       void *payload, uint16_t len,
+                                                       uint8_t flags)
+{
+    return plain_post(dst, port, payload, len, flags, false);
 }
 
 tern_status tern_send(tern_task_id dst, tern_port port, void *payload, uint16_t len,
                       uint8_t flags)
 {
     if (!tern_isr_nesting)
-        return checked_post(dst, port, payload, len, flags);
+        return task_post(dst, port, payload, len, flags);
     return isr_post(dst, port, payload, len, flags);
 }
 
