@@ -31,15 +31,31 @@ void port_irq_enable(void) { __asm volatile("cpsie i" ::: "memory"); }
 #define PORT_HOT inline __attribute__((always_inline))
 
 /* STIR takes the IRQ number itself: no register address and bit to work
- * out, as NVIC_ISPR would need. */
+ * out, as NVIC_ISPR would need. No DSB/ISB after it (issue 17: 2 to 7
+ * instructions under QEMU): the kernel pends a level only from an
+ * interrupt handler or with PRIMASK set, so the vector cannot be taken
+ * before that handler returns or PRIMASK is restored, and that restore
+ * (an MSR without ISB) already lets a few instructions pass before a
+ * pending interrupt is taken. RTIC pends with a plain store too. */
 PORT_HOT void port_dispatch(uint8_t level)
 {
-    cm_pend_irq(board_level_irq[level]);
+    cm_pend_irq_lazy(board_level_irq[level]);
 }
+
+/* BASEPRI for each level, the kernel's TERN_LEVEL_IDLE (-1) first: one
+ * load instead of a test for idle and a shift on every handler's entry
+ * and exit (issue 17). */
+static const uint8_t level_basepri[1 + TERN_PRIO_LEVELS] = {
+    0, /* idle: nothing masked */
+#define L(k) (uint8_t)CM_PRIO_LEVEL(k)
+    L(0), L(1), L(2), L(3), L(4), L(5), L(6), L(7),
+#undef L
+};
+_Static_assert(TERN_PRIO_LEVELS == 8, "one L(k) per task level");
 
 PORT_HOT void port_set_level(int8_t level)
 {
-    cm_set_basepri(level < 0 ? 0u : CM_PRIO_LEVEL(level));
+    cm_set_basepri((level_basepri + 1)[level]);
 }
 
 /* The vectors of the task levels: run that level's queued messages,

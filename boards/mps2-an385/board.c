@@ -85,6 +85,10 @@ void board_init(void)
     TIMER_CTRL(CLOCK_TIMER) = TIMER_CTRL_EN;
 
     TIMER_CTRL(DEADLINE_TIMER) = 0;
+    /* Set once (port_deadline_set writes only the value): the reload only
+     * matters if the interrupt were ignored for a whole counter period;
+     * the handler stops the timer first. */
+    TIMER_RELOAD(DEADLINE_TIMER) = 0xFFFFFFFFu;
     TIMER_INTCLEAR(DEADLINE_TIMER) = 1;
     NVIC_IPR8(DEADLINE_IRQ) = CM_PRIO_DEVICE;
     NVIC_ICPR(DEADLINE_IRQ) = NVIC_BIT(DEADLINE_IRQ);
@@ -106,9 +110,6 @@ void port_deadline_set(uint32_t ticks)
     TIMER_CTRL(DEADLINE_TIMER) = 0;
     TIMER_INTCLEAR(DEADLINE_TIMER) = 1;
     NVIC_ICPR(DEADLINE_IRQ) = NVIC_BIT(DEADLINE_IRQ);
-    /* The reload value only matters if the interrupt were ignored for a
-     * whole counter period; the handler stops the timer first. */
-    TIMER_RELOAD(DEADLINE_TIMER) = 0xFFFFFFFFu;
     TIMER_VALUE(DEADLINE_TIMER) = ticks;
     TIMER_CTRL(DEADLINE_TIMER) = TIMER_CTRL_EN | TIMER_CTRL_IRQEN;
 }
