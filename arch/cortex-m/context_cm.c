@@ -33,8 +33,13 @@ void cm_fault_explain(const uint32_t *frame)
         hit = addr < hi + 32u; /* the 8-word frame ran into the guard */
     }
     if (hit) {
-        tern_printf("\ntern: MemManage: write at %08lx, in the MPU guard %08lx..%08lx\n",
-                    (unsigned long)addr, (unsigned long)lo, (unsigned long)hi - 1);
+        tern_puts("\ntern: MemManage: write at ");
+        cm_puthex(addr);
+        tern_puts(", in the MPU guard ");
+        cm_puthex(lo);
+        tern_puts("..");
+        cm_puthex(hi - 1);
+        tern_puts("\n");
         thread_stack_overflow(t, frame);
     }
 }
@@ -43,7 +48,7 @@ void cm_fault_explain(const uint32_t *frame)
  * forever, so this is a bug worth stopping for. */
 static void thread_returned(void)
 {
-    tern_printf("\ntern: a thread returned from its entry function\n");
+    tern_puts("\ntern: a thread returned from its entry function\n");
     port_exit(CM_EXIT_FAULT);
 }
 

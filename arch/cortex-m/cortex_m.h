@@ -64,6 +64,10 @@ extern const uint8_t board_test_irq[TERN_SWIRQS];
 /* Console, clock and deadline hardware; called by cm_reset before main(). */
 void board_init(void);
 
+/* v as 8 lower-case hex digits on the console (the port's diagnostics,
+ * without the formatter). */
+void cm_puthex(uint32_t v);
+
 /* Size of the main stack region (its deepest use: port_stack_used()). */
 uint32_t port_stack_size(void);
 

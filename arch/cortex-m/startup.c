@@ -68,24 +68,55 @@ void cm_reset(void)
     port_exit(main());
 }
 
+/* The port's diagnostics print with tern_puts/tern_putu and this, not the
+ * formatter: an image whose app does not format then links none of it
+ * (~600 B on Cortex-M3, issue 17), as the AVR's minimal images. */
+void cm_puthex(uint32_t v)
+{
+    char s[9];
+    for (int i = 7; i >= 0; i--, v >>= 4)
+        s[i] = "0123456789abcdef"[v & 0xfu];
+    s[8] = '\0';
+    tern_puts(s);
+}
+
+/* Text, then a number in decimal (put_su) or hex (put_sx): one call
+ * where a diagnostic has a number, not two. */
+static void put_su(const char *s, uint32_t v)
+{
+    tern_puts(s);
+    tern_putu(v);
+}
+
+static void put_sx(const char *s, uint32_t v)
+{
+    tern_puts(s);
+    cm_puthex(v);
+}
+
+/* "tern: vector of IRQ <irq> (<what> <k>) is not cm_<name><k>", then exit. */
+static void vector_mismatch(unsigned irq, const char *what, const char *name, unsigned k)
+{
+    put_su("tern: vector of IRQ ", irq);
+    tern_puts(" (");
+    put_su(what, k);
+    put_su(name, k);
+    tern_puts("\n");
+    port_exit(CM_EXIT_FAULT);
+}
+
 /* The board's table and its IRQ lists must agree: a level whose vector is
  * not its cm_level_irq<k> would never dispatch (or dispatch another
  * level). Checked once, at boot. */
 static void check_vectors(void)
 {
     for (int k = 0; k < TERN_PRIO_LEVELS; k++) {
-        if (board_vectors[16 + board_level_irq[k]] != cm_level_vectors[k]) {
-            tern_printf("tern: vector of IRQ %u (task level %d) is not cm_level_irq%d\n",
-                        board_level_irq[k], k, k);
-            port_exit(CM_EXIT_FAULT);
-        }
+        if (board_vectors[16 + board_level_irq[k]] != cm_level_vectors[k])
+            vector_mismatch(board_level_irq[k], "task level ", ") is not cm_level_irq", (unsigned)k);
     }
     for (int k = 0; k < TERN_SWIRQS; k++) {
-        if (board_vectors[16 + board_test_irq[k]] != cm_test_vectors[k]) {
-            tern_printf("tern: vector of IRQ %u (test interrupt %d) is not cm_test_irq%d\n",
-                        board_test_irq[k], k, k);
-            port_exit(CM_EXIT_FAULT);
-        }
+        if (board_vectors[16 + board_test_irq[k]] != cm_test_vectors[k])
+            vector_mismatch(board_test_irq[k], "test interrupt ", ") is not cm_test_irq", (unsigned)k);
     }
 }
 
@@ -152,10 +183,12 @@ static void main_stack_explain(const uint32_t *frame)
         at = (uintptr_t)frame; /* the 8-word frame ran into the guard */
     if (!at || !main_guarded)
         return;
-    tern_printf("\ntern: stack overflow in the shared stack: its %u-byte MPU guard at %08lx was "
-                "written at %08lx (%lu of %lu bytes used)\n",
-                CM_MAIN_GUARD, (unsigned long)lo, (unsigned long)at,
-                (unsigned long)((uintptr_t)__stack_top - at), (unsigned long)port_stack_size());
+    put_su("\ntern: stack overflow in the shared stack: its ", CM_MAIN_GUARD);
+    put_sx("-byte MPU guard at ", lo);
+    put_sx(" was written at ", at);
+    put_su(" (", (uint32_t)((uintptr_t)__stack_top - at));
+    put_su(" of ", port_stack_size());
+    tern_puts(" bytes used)\n");
     port_exit(TERN_EXIT_STACK_OVERFLOW);
 }
 
@@ -183,6 +216,12 @@ static const char *exception_name(uint32_t n)
  * guard) from other faults (context_cm.c); elsewhere nothing to add. */
 __attribute__((weak)) void cm_fault_explain(const uint32_t *frame) { (void)frame; }
 
+/* fault_report's two lines of registers, "  CFSR=... HFSR=... MMFAR=...
+ * BFAR=..." and "  PC=... LR=... xPSR=... SP=..." (at file scope, where
+ * tern bench micro's kernel_text counts it). */
+static const char *const fault_fields[8] = {"  CFSR=", " HFSR=", " MMFAR=", " BFAR=",
+                                            "  PC=",   " LR=",   " xPSR=",  " SP="};
+
 __attribute__((used, noreturn)) static void fault_report(const uint32_t *frame)
 {
     __asm volatile("cpsid i" ::: "memory");
@@ -190,16 +229,25 @@ __attribute__((used, noreturn)) static void fault_report(const uint32_t *frame)
     cm_fault_explain(frame);
     uint32_t n = cm_get_ipsr() & 0x1ffu;
     tern_task_id task = tern_self();
-    tern_printf("\ntern: FAULT %s (exception %lu)\n", exception_name(n), (unsigned long)n);
-    tern_printf("  CFSR=%08lx HFSR=%08lx MMFAR=%08lx BFAR=%08lx\n", (unsigned long)SCB_CFSR,
-                (unsigned long)SCB_HFSR, (unsigned long)SCB_MMFAR, (unsigned long)SCB_BFAR);
-    tern_printf("  PC=%08lx LR=%08lx xPSR=%08lx SP=%08lx\n", (unsigned long)frame[6],
-                (unsigned long)frame[5], (unsigned long)frame[7],
-                (unsigned long)(uintptr_t)(frame + 8));
-    if (task == TERN_NO_TASK)
-        tern_printf("  task=none (interrupt or idle)\n");
-    else
-        tern_printf("  task=%s (id %u)\n", tern_task_name(task), task);
+    tern_puts("\ntern: FAULT ");
+    tern_puts(exception_name(n));
+    put_su(" (exception ", n);
+    tern_puts(")\n");
+    const uint32_t values[8] = {SCB_CFSR, SCB_HFSR, SCB_MMFAR, SCB_BFAR,
+                                frame[6], frame[5], frame[7], (uint32_t)(uintptr_t)(frame + 8)};
+    for (int i = 0; i < 8; i++) {
+        put_sx(fault_fields[i], values[i]);
+        if (i % 4 == 3)
+            tern_puts("\n");
+    }
+    if (task == TERN_NO_TASK) {
+        tern_puts("  task=none (interrupt or idle)\n");
+    } else {
+        tern_puts("  task=");
+        tern_puts(tern_task_name(task));
+        put_su(" (id ", task);
+        tern_puts(")\n");
+    }
     port_exit(CM_EXIT_FAULT);
 }
 
@@ -235,9 +283,11 @@ void cm_unexpected_irq(void)
 {
     __asm volatile("cpsid i" ::: "memory");
     uint32_t n = cm_get_ipsr() & 0x1ffu;
-    tern_printf("\ntern: unexpected exception %lu (%s", (unsigned long)n, exception_name(n));
+    put_su("\ntern: unexpected exception ", n);
+    tern_puts(" (");
+    tern_puts(exception_name(n));
     if (n >= 16)
-        tern_printf(" %lu", (unsigned long)(n - 16));
-    tern_printf(")\n");
+        put_su(" ", n - 16);
+    tern_puts(")\n");
     port_exit(CM_EXIT_FAULT);
 }
