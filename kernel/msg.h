@@ -186,8 +186,8 @@ MSG_STEP bool msg_hold(tern_msg *m)
  * disabled: a nested interrupt may change the task's state. */
 MSG_STEP bool msg_plain(tern_task_id dst, tern_port port, const void *payload, uint8_t flags)
 {
-    return dst < TERN_MAX_TASKS && tern_tasks[dst].state == TASK_READY &&
-           msg_port_exists(dst, port) && !msg_heap_payload(payload, flags);
+    return !msg_heap_payload(payload, flags) && dst < TERN_MAX_TASKS &&
+           tern_tasks[dst].state == TASK_READY && msg_port_exists(dst, port);
 }
 
 /* One more message waits in a queue or mailbox. */
