@@ -441,7 +441,6 @@ static tern_status control_task(void *state, tern_msg *m)
     tern_alarm_init(&b.sense_alarm, sensor_fires, NULL);
     tern_alarm_init(&b.forward_alarm, packet_arrives, NULL);
     tern_alarm_init(&b.end_alarm, experiment_ends, NULL);
-    b.window_ticks = (uint32_t)tern_cycles_to_ticks((uint64_t)b.samples * CPU_HZ);
 #if !SEED000_BARE
     b.step_ticks = (uint32_t)tern_cycles_to_ticks(BENCH_STEP_CYCLES);
     while (b.ring_count < SEED000_ARRIVAL_RING)
@@ -530,9 +529,11 @@ int main(void)
                       (unsigned long)b.samples);
     /* arrival times are kept as 32-bit ticks after t0, and the bench slots
      * compare times within the window in 32-bit differences */
-    if (tern_cycles_to_ticks((uint64_t)b.samples * CPU_HZ) >= INT32_MAX)
+    tern_time window = tern_cycles_to_ticks((uint64_t)b.samples * CPU_HZ);
+    if (window >= INT32_MAX)
         refuse_params("seed000: samples=%lu: the window does not fit 32 bits of ticks\n",
                       (unsigned long)b.samples);
+    b.window_ticks = (uint32_t)window;
     arrivals_seed(&b.rng, seed);
     b.arrival_mean_cycles = CPU_HZ / ((1ul << n) - 1);
 #if !SEED000_BARE
