@@ -32,13 +32,10 @@ void cm_reset(void);
 void cm_fault(void);          /* HardFault, MemManage, BusFault, UsageFault */
 void cm_unexpected_irq(void); /* any vector nobody should raise */
 /* The dispatch vector of task level k, and of software-triggered
- * interrupt k; the arrays list them by k (startup.c checks the board's
- * table against them). */
+ * interrupt k (CM_EXT_VECTOR places them in a board's table). */
 void cm_level_irq0(void), cm_level_irq1(void), cm_level_irq2(void), cm_level_irq3(void),
     cm_level_irq4(void), cm_level_irq5(void), cm_level_irq6(void), cm_level_irq7(void);
 void cm_test_irq0(void), cm_test_irq1(void);
-extern const cm_vector cm_level_vectors[TERN_PRIO_LEVELS];
-extern const cm_vector cm_test_vectors[TERN_SWIRQS];
 /* PendSV: the thread models' context switch (context_cm.c); in the other
  * models a weak alias of cm_unexpected_irq. */
 void cm_pendsv(void);
@@ -58,9 +55,40 @@ extern uint32_t __stack_top[];
 extern const cm_vector board_vectors[];
 /* One otherwise unused external interrupt per task level, and one per
  * software-triggered interrupt, pended by port_swirq_raise() through NVIC
- * STIR (IRQ numbers, vector = 16 + IRQ). */
+ * STIR (IRQ numbers, vector = 16 + IRQ). A board defines them as
+ * BOARD_LEVEL_IRQ0..7 and BOARD_TEST_IRQ0..1, and its device handlers as
+ * BOARD_DEVICE_VECTOR(n), and builds board_vectors with CM_EXT_VECTORS8:
+ * each level's and test interrupt's vector is then where its number says
+ * by construction, checked when the image is built rather than at every
+ * boot (issue 17: the run-time check and its message were ~150 B of a
+ * minimal image). CM_BOARD_IRQS defines the two lists below. */
 extern const uint8_t board_level_irq[TERN_PRIO_LEVELS];
 extern const uint8_t board_test_irq[TERN_SWIRQS];
+_Static_assert(TERN_PRIO_LEVELS == 8 && TERN_SWIRQS == 2, "CM_EXT_VECTOR names 8 levels, 2 test IRQs");
+#define CM_BOARD_IRQS                                                                        \
+    const uint8_t board_level_irq[TERN_PRIO_LEVELS] = {                                      \
+        BOARD_LEVEL_IRQ0, BOARD_LEVEL_IRQ1, BOARD_LEVEL_IRQ2, BOARD_LEVEL_IRQ3,              \
+        BOARD_LEVEL_IRQ4, BOARD_LEVEL_IRQ5, BOARD_LEVEL_IRQ6, BOARD_LEVEL_IRQ7};             \
+    const uint8_t board_test_irq[TERN_SWIRQS] = {BOARD_TEST_IRQ0, BOARD_TEST_IRQ1}
+/* The vector of external interrupt n: a level's, a test interrupt's, else
+ * the board's (a constant expression: the table stays in flash). */
+#define CM_EXT_VECTOR(n)                                                                     \
+    ((n) == BOARD_LEVEL_IRQ0   ? cm_level_irq0                                               \
+     : (n) == BOARD_LEVEL_IRQ1 ? cm_level_irq1                                               \
+     : (n) == BOARD_LEVEL_IRQ2 ? cm_level_irq2                                               \
+     : (n) == BOARD_LEVEL_IRQ3 ? cm_level_irq3                                               \
+     : (n) == BOARD_LEVEL_IRQ4 ? cm_level_irq4                                               \
+     : (n) == BOARD_LEVEL_IRQ5 ? cm_level_irq5                                               \
+     : (n) == BOARD_LEVEL_IRQ6 ? cm_level_irq6                                               \
+     : (n) == BOARD_LEVEL_IRQ7 ? cm_level_irq7                                               \
+     : (n) == BOARD_TEST_IRQ0  ? cm_test_irq0                                                \
+     : (n) == BOARD_TEST_IRQ1  ? cm_test_irq1                                                \
+                               : BOARD_DEVICE_VECTOR(n))
+/* External interrupts b..b+7. */
+#define CM_EXT_VECTORS8(b)                                                                   \
+    CM_EXT_VECTOR(b), CM_EXT_VECTOR((b) + 1), CM_EXT_VECTOR((b) + 2), CM_EXT_VECTOR((b) + 3), \
+        CM_EXT_VECTOR((b) + 4), CM_EXT_VECTOR((b) + 5), CM_EXT_VECTOR((b) + 6),              \
+        CM_EXT_VECTOR((b) + 7)
 /* Console, clock and deadline hardware; called by cm_reset before main(). */
 void board_init(void);
 

@@ -61,7 +61,7 @@ PORT_HOT void port_set_level(int8_t level)
 /* The vectors of the task levels: run that level's queued messages,
  * nested on the main stack like any interrupt. One stub per level, so the
  * level is a constant rather than something to look up on every dispatch
- * (issue 17). The board's table lists them in level order. */
+ * (issue 17). CM_EXT_VECTOR puts them in the board's table. */
 #define LEVEL_VECTOR(k) \
     void cm_level_irq##k(void) { tern_sched_dispatch_level(k); }
 LEVEL_VECTOR(0)
@@ -73,11 +73,6 @@ LEVEL_VECTOR(5)
 LEVEL_VECTOR(6)
 LEVEL_VECTOR(7)
 _Static_assert(TERN_PRIO_LEVELS == 8, "one LEVEL_VECTOR per task level");
-
-const cm_vector cm_level_vectors[TERN_PRIO_LEVELS] = {
-    cm_level_irq0, cm_level_irq1, cm_level_irq2, cm_level_irq3,
-    cm_level_irq4, cm_level_irq5, cm_level_irq6, cm_level_irq7,
-};
 
 /* Spin rather than WFI: under QEMU -icount sleep=off a WFI advances
  * virtual time by twice the time to the next deadline. The chosen sleep
@@ -156,5 +151,3 @@ static inline __attribute__((always_inline)) void test_irq(unsigned k)
 void cm_test_irq0(void) { test_irq(0); }
 void cm_test_irq1(void) { test_irq(1); }
 _Static_assert(TERN_SWIRQS == 2, "one cm_test_irq per software-triggered interrupt");
-
-const cm_vector cm_test_vectors[TERN_SWIRQS] = {cm_test_irq0, cm_test_irq1};

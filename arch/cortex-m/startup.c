@@ -20,7 +20,6 @@ extern uint32_t __stack_limit[];
 
 int main(void);
 
-static void check_vectors(void);
 static void main_stack_guard(void);
 
 /* Set every exception's priority (see cortex_m.h) and enable the task-level
@@ -63,7 +62,6 @@ void cm_reset(void)
     exceptions_init();
     main_stack_guard();
     board_init();
-    check_vectors();
     __asm volatile("cpsie i" ::: "memory");
     port_exit(main());
 }
@@ -92,32 +90,6 @@ static void put_sx(const char *s, uint32_t v)
 {
     tern_puts(s);
     cm_puthex(v);
-}
-
-/* "tern: vector of IRQ <irq> (<what> <k>) is not cm_<name><k>", then exit. */
-static void vector_mismatch(unsigned irq, const char *what, const char *name, unsigned k)
-{
-    put_su("tern: vector of IRQ ", irq);
-    tern_puts(" (");
-    put_su(what, k);
-    put_su(name, k);
-    tern_puts("\n");
-    port_exit(CM_EXIT_FAULT);
-}
-
-/* The board's table and its IRQ lists must agree: a level whose vector is
- * not its cm_level_irq<k> would never dispatch (or dispatch another
- * level). Checked once, at boot. */
-static void check_vectors(void)
-{
-    for (int k = 0; k < TERN_PRIO_LEVELS; k++) {
-        if (board_vectors[16 + board_level_irq[k]] != cm_level_vectors[k])
-            vector_mismatch(board_level_irq[k], "task level ", ") is not cm_level_irq", (unsigned)k);
-    }
-    for (int k = 0; k < TERN_SWIRQS; k++) {
-        if (board_vectors[16 + board_test_irq[k]] != cm_test_vectors[k])
-            vector_mismatch(board_test_irq[k], "test interrupt ", ") is not cm_test_irq", (unsigned)k);
-    }
 }
 
 uint32_t port_stack_size(void)

@@ -92,35 +92,34 @@ const tern_board_info port_board = {
  * comparator 2, GPIO port H, SSI1, CAN0-2, USB, PWM generator 3, uDMA), so
  * no device can raise them: eight dispatch vectors (one per task level)
  * and two software-triggered test IRQs. */
-const uint8_t board_level_irq[TERN_PRIO_LEVELS] = {27, 32, 34, 39, 40, 41, 44, 45};
-const uint8_t board_test_irq[TERN_SWIRQS] = {46, 47};
+#define BOARD_LEVEL_IRQ0 27
+#define BOARD_LEVEL_IRQ1 32
+#define BOARD_LEVEL_IRQ2 34
+#define BOARD_LEVEL_IRQ3 39
+#define BOARD_LEVEL_IRQ4 40
+#define BOARD_LEVEL_IRQ5 41
+#define BOARD_LEVEL_IRQ6 44
+#define BOARD_LEVEL_IRQ7 45
+#define BOARD_TEST_IRQ0 46
+#define BOARD_TEST_IRQ1 47
+CM_BOARD_IRQS;
 
 static void deadline_irq(void);
 
 /* QEMU's NVIC for this machine has 64 external lines; every one has a
- * vector, so a stray interrupt is reported rather than jumping to 0. */
-#define UNUSED cm_unexpected_irq
+ * vector, so a stray interrupt is reported rather than jumping to 0.
+ * 0-7: GPIO A-E, UART0, UART1, SSI0; 8-15: I2C0, PWM fault, PWM 0-2, QEI0,
+ * ADC sequences 0-1; 16-18: ADC sequences 2-3, watchdog; 19: Timer 0A
+ * (the deadline); 20-26: Timer 0B, 1A, 1B, 2A, 2B, comparators 0-1; 27:
+ * level 0; 28-31: system control, flash, GPIO F-G; 32: level 1; 33:
+ * UART2; 34: level 2; 35-38: Timer 3A-3B, I2C1, QEI1; 39-41: levels 3-5;
+ * 42-43: Ethernet, hibernation; 44-45: levels 6-7; 46-47: test
+ * interrupts; 48-63: beyond the LM3S6965's table. */
+#define BOARD_DEVICE_VECTOR(n) ((n) == DEADLINE_IRQ ? deadline_irq : cm_unexpected_irq)
 __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 64] = {
     CM_CORE_VECTORS(cm_unexpected_irq),
-    /* 0-7: GPIO A-E, UART0, UART1, SSI0 */
-    UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 8-15: I2C0, PWM fault, PWM 0-2, QEI0, ADC sequences 0-1 */
-    UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 16-18: ADC sequences 2-3, watchdog; 19: Timer 0A (deadline);
-     * 20-23: Timer 0B, 1A, 1B, 2A */
-    UNUSED, UNUSED, UNUSED, deadline_irq, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 24-26: Timer 2B, comparators 0-1; 27: level 0; 28-31: system
-     * control, flash, GPIO F-G */
-    UNUSED, UNUSED, UNUSED, cm_level_irq0, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 32: level 1; 33: UART2; 34: level 2; 35-38: Timer 3A-3B, I2C1, QEI1 */
-    cm_level_irq1, UNUSED, cm_level_irq2, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 39-41: levels 3-5; 42-43: Ethernet, hibernation; 44-45: levels 6-7;
-     * 46-47: test interrupts */
-    cm_level_irq3, cm_level_irq4, cm_level_irq5, UNUSED, UNUSED, cm_level_irq6,
-    cm_level_irq7, cm_test_irq0, cm_test_irq1,
-    /* 48-63: beyond the LM3S6965's table */
-    UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
-    UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
+    CM_EXT_VECTORS8(0),  CM_EXT_VECTORS8(8),  CM_EXT_VECTORS8(16), CM_EXT_VECTORS8(24),
+    CM_EXT_VECTORS8(32), CM_EXT_VECTORS8(40), CM_EXT_VECTORS8(48), CM_EXT_VECTORS8(56),
 };
 
 /* The real LM3S6965 answers an access to an address with nothing behind

@@ -54,23 +54,26 @@ const tern_board_info port_board = {
 
 /* IRQs 16..25 have no device behind them on the AN385: eight dispatch
  * vectors (one per task level) and two software-triggered test IRQs. */
-const uint8_t board_level_irq[TERN_PRIO_LEVELS] = {16, 17, 18, 19, 20, 21, 22, 23};
-const uint8_t board_test_irq[TERN_SWIRQS] = {24, 25};
+#define BOARD_LEVEL_IRQ0 16
+#define BOARD_LEVEL_IRQ1 17
+#define BOARD_LEVEL_IRQ2 18
+#define BOARD_LEVEL_IRQ3 19
+#define BOARD_LEVEL_IRQ4 20
+#define BOARD_LEVEL_IRQ5 21
+#define BOARD_LEVEL_IRQ6 22
+#define BOARD_LEVEL_IRQ7 23
+#define BOARD_TEST_IRQ0 24
+#define BOARD_TEST_IRQ1 25
+CM_BOARD_IRQS;
 
 static void deadline_irq(void);
 
-#define UNUSED cm_unexpected_irq
+/* 0-7: UARTs, GPIO; 8: TIMER0 (the clock, no interrupt); 9: TIMER1 (the
+ * deadline); the rest unused. */
+#define BOARD_DEVICE_VECTOR(n) ((n) == DEADLINE_IRQ ? deadline_irq : cm_unexpected_irq)
 __attribute__((section(".vectors"), used)) const cm_vector board_vectors[16 + 32] = {
     CM_CORE_VECTORS(cm_unexpected_irq),
-    /* 0-7: UARTs, GPIO */
-    UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 8: TIMER0 (clock, no interrupt), 9: TIMER1 (deadline), 10-15 */
-    UNUSED, deadline_irq, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
-    /* 16-23: task levels 0..7 */
-    cm_level_irq0, cm_level_irq1, cm_level_irq2, cm_level_irq3,
-    cm_level_irq4, cm_level_irq5, cm_level_irq6, cm_level_irq7,
-    /* 24-25: test interrupts, 26-31 */
-    cm_test_irq0, cm_test_irq1, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED, UNUSED,
+    CM_EXT_VECTORS8(0), CM_EXT_VECTORS8(8), CM_EXT_VECTORS8(16), CM_EXT_VECTORS8(24),
 };
 
 void board_init(void)
