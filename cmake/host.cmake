@@ -17,6 +17,18 @@ foreach(model ${TERN_MODELS})
   target_link_options(tern_host_${model} PUBLIC ${TERN_SANITIZE})
 endforeach()
 
+# The stack model's kernel with the 8-bit CPUs' 32-bit tick timers
+# (kernel/timer.c), for the timer tests on the host.
+add_library(tern_host_stack_tick32 STATIC ${TERN_KERNEL_SOURCES}
+  ${CMAKE_SOURCE_DIR}/kernel/policy_stack.c
+  ${CMAKE_SOURCE_DIR}/arch/host/port_host.c)
+target_include_directories(tern_host_stack_tick32 PUBLIC
+  ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/arch/host)
+target_compile_definitions(tern_host_stack_tick32 PRIVATE TERN_TICK32=1)
+target_compile_options(tern_host_stack_tick32 PUBLIC ${TERN_SANITIZE} -g -O1)
+target_compile_options(tern_host_stack_tick32 PRIVATE ${TERN_WARNINGS})
+target_link_options(tern_host_stack_tick32 PUBLIC ${TERN_SANITIZE})
+
 # tern_host_test(<name> <model> <sources...>)
 function(tern_host_test name model)
   add_executable(${name} ${ARGN})

@@ -9,34 +9,26 @@
 static uint32_t last_raw; /* the raw count at the last read */
 
 #if defined(__AVR__)
-/* On the 8-bit CPU the sum of whole periods is kept as two 32-bit
- * halves: a read ORs the low one into the raw count, a wrap adds in 32-bit
- * steps (a 64-bit add is a libgcc call there). */
-static uint32_t wraps_lo, wraps_hi; /* the sum of whole counter periods seen so far */
-static uint32_t step_lo, step_hi;   /* one counter period */
+/* On the 8-bit CPU the counter is 32 bits wide (arch/avr/avr_board.c):
+ * it is the clock's low half, the tick that timer.c's hot paths use, and
+ * the high half counts its wraps. */
+_Static_assert(TERN_COUNTER_BITS == 32, "the AVR clock's low half is the counter");
+static uint32_t wraps_hi; /* wraps of the counter seen so far */
 
 void clock_init(void)
 {
-    wraps_lo = wraps_hi = 0;
-    tern_time step = (tern_time)1 << TERN_COUNTER_BITS;
-    step_lo = (uint32_t)step;
-    step_hi = (uint32_t)(step >> 32);
+    wraps_hi = 0;
     last_raw = port_counter_read();
 }
 
-/* A wrap of the counter (once per 2^32 ticks on these boards): called by
- * clock_now_irqs_off below with the raw count in r22..r25. */
+/* A wrap of the counter (once per 2^32 ticks): called by clock_extend
+ * below with the raw count in r22..r25. */
 static __attribute__((noinline)) tern_time extend_wrapped(uint32_t raw)
 {
-    uint32_t lo = wraps_lo + step_lo;
-    wraps_hi += step_hi + (lo < wraps_lo);
-    wraps_lo = lo;
     last_raw = raw;
-    return t64_join(wraps_lo | raw, wraps_hi);
+    return t64_join(raw, ++wraps_hi);
 }
 
-/* The counter is 32 bits wide on the AVR boards (arch/avr/avr_board.c), so
- * wraps_lo stays 0 and the clock's low half is the raw count. */
 static inline __attribute__((always_inline)) void store_at(tern_time *t, uint32_t raw)
 {
     memcpy(t, &raw, sizeof raw);
@@ -100,8 +92,8 @@ __attribute__((naked)) tern_time clock_now_irqs_off(void)
 /* A counter value read with interrupts masked, no earlier than the last one
  * extended, as the clock (a vector that has read the counter already does
  * not read it twice). The raw count comes in r22..r25, the result goes out
- * in r18..r25 (low byte first): wraps | raw; a wrap goes to
- * extend_wrapped. */
+ * in r18..r25 (low byte first): the raw count below wraps_hi; a wrap goes
+ * to extend_wrapped. */
 __attribute__((naked)) tern_time clock_extend(uint32_t raw)
 {
     (void)raw;
@@ -120,21 +112,15 @@ __attribute__((naked)) tern_time clock_extend(uint32_t raw)
                      "sts %[last]+1, r23\n\t"
                      "sts %[last]+2, r24\n\t"
                      "sts %[last]+3, r25\n\t"
-                     "lds r18, %[lo]\n\t"
-                     "lds r19, %[lo]+1\n\t"
-                     "lds r20, %[lo]+2\n\t"
-                     "lds r21, %[lo]+3\n\t"
-                     "or r18, r22\n\t"
-                     "or r19, r23\n\t"
-                     "or r20, r24\n\t"
-                     "or r21, r25\n\t"
+                     "movw r18, r22\n\t"
+                     "movw r20, r24\n\t"
                      "lds r22, %[hi]\n\t"
                      "lds r23, %[hi]+1\n\t"
                      "lds r24, %[hi]+2\n\t"
                      "lds r25, %[hi]+3\n\t"
                      "ret\n"
                      :
-                     : [last] "i"(&last_raw), [lo] "i"(&wraps_lo), [hi] "i"(&wraps_hi),
+                     : [last] "i"(&last_raw), [hi] "i"(&wraps_hi),
                        [wrapped] "i"(extend_wrapped)
                      : "memory");
 }

@@ -48,20 +48,6 @@ static inline __attribute__((always_inline)) uint32_t t64_hi_at(const tern_time 
     return v;
 }
 
-/* *t += x, in place */
-static inline __attribute__((always_inline)) void t64_add32_at(tern_time *t, uint32_t x)
-{
-    uint32_t lo = t64_lo_at(t) + x, hi = t64_hi_at(t) + (lo < x);
-    memcpy(t, &lo, sizeof lo);
-    memcpy((uint8_t *)t + 4, &hi, sizeof hi);
-}
-
-/* t != 0, on register halves (a 64-bit test is a libgcc compare) */
-static inline __attribute__((always_inline)) bool t64_nz(tern_time t)
-{
-    return ((uint32_t)t | t64_hi(t)) != 0;
-}
-
 /* a < b */
 static inline __attribute__((always_inline)) bool t64_lt(tern_time a, tern_time b)
 {
@@ -73,13 +59,6 @@ static inline __attribute__((always_inline)) tern_time t64_add(tern_time a, tern
 {
     uint32_t al = (uint32_t)a, lo = al + (uint32_t)b;
     return t64_join(lo, t64_hi(a) + t64_hi(b) + (lo < al));
-}
-
-/* a - b, a >= b */
-static inline __attribute__((always_inline)) tern_time t64_sub(tern_time a, tern_time b)
-{
-    uint32_t al = (uint32_t)a, bl = (uint32_t)b;
-    return t64_join(al - bl, t64_hi(a) - t64_hi(b) - (al < bl));
 }
 
 /* Ticks from `now` until `deadline`: 0 if it has passed, at most `cap`. */
@@ -94,11 +73,11 @@ static inline __attribute__((always_inline)) uint32_t t64_until(tern_time deadli
     return hi || lo > cap ? cap : lo;
 }
 #else
-static inline void t64_add32_at(tern_time *t, uint32_t x) { *t += x; }
-static inline bool t64_nz(tern_time t) { return t != 0; }
+static inline uint32_t t64_hi(tern_time t) { return (uint32_t)(t >> 32); }
+static inline uint32_t t64_lo_at(const tern_time *t) { return (uint32_t)*t; }
+static inline uint32_t t64_hi_at(const tern_time *t) { return (uint32_t)(*t >> 32); }
 static inline bool t64_lt(tern_time a, tern_time b) { return a < b; }
 static inline tern_time t64_add(tern_time a, tern_time b) { return a + b; }
-static inline tern_time t64_sub(tern_time a, tern_time b) { return a - b; }
 static inline uint32_t t64_until(tern_time deadline, tern_time now, uint32_t cap)
 {
     if (deadline <= now)

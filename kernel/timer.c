@@ -1,8 +1,29 @@
 /* Tickless timers: every alarm (and every task timer, which is an alarm
- * that posts to TIMEOUTk) sits in one list sorted by absolute deadline, and
- * the port's single one-shot is programmed for the head. Periodic alarms
- * advance from their previous deadline, never from "now", so they do not
- * drift however late an interrupt is served. */
+ * that posts to TIMEOUTk) sits in a list sorted by deadline, and the
+ * port's single one-shot is programmed for the head, never more than
+ * half a counter wrap (the horizon) ahead, so that the clock extension
+ * sees every wrap. Periodic alarms advance from their previous deadline,
+ * never from "now", so they do not drift however late an interrupt is
+ * served.
+ *
+ * On the 8-bit CPU (the AVR) the hot paths work on the 32-bit tick, the
+ * clock's low half (the port's counter itself), never on 64 bits: an
+ * alarm due less than the horizon after the clock when it is placed (or
+ * less than NEAR_LATE before it) is near: it goes to `alarms`, sorted by
+ * the signed 32-bit difference of its deadline's low half from the clock,
+ * and the interrupt's due test, the re-arm of a periodic alarm whose
+ * period is below the horizon, and the programming of the port read only
+ * that low half. Any other alarm is far: it waits in `far`, sorted by the
+ * 64-bit deadline. Since the port is programmed at most the horizon ahead,
+ * an (intermediate) interrupt comes at least once per horizon, and each
+ * programming moves the far alarms that have come within the horizon to
+ * the near list (pull_far) before they are due; a far alarm placed long
+ * after its deadline runs at the next interrupt (run_far). The 64-bit
+ * deadline and period stay in tern_alarm, the public record of the
+ * tern_time API; the interrupt adds the period to it on its halves.
+ * Exact as long as a near alarm runs less than 2^31 - NEAR_LATE ticks
+ * after its deadline (the clock extension already needs a read per wrap:
+ * this asks no more). */
 #include <stddef.h>
 #include <string.h>
 
@@ -10,164 +31,134 @@
 #include "time64.h"
 
 static tern_alarm *alarms; /* sorted by deadline, then insertion order */
-#if defined(__AVR__)
-typedef uint32_t timer_ticks;
-#else
-typedef tern_time timer_ticks;
-/* Ticks from program()'s clock read to the moment the hardware one-shot
- * starts counting: programmed that much shorter, the deadline interrupt
- * comes at the deadline instead of that late. (The AVR port is given the
- * deadline itself, a counter value: no lag.) */
-static timer_ticks lag;
-#endif
-/* Half a counter wrap: the furthest a deadline is ever programmed. A
- * constant on the AVR, whose boards all count 32 bits (avr_board.c). */
-#if defined(__AVR__)
-#define horizon (UINT32_C(1) << 31)
-#else
-static timer_ticks horizon;
-#endif
 /* The hardware one-shot is set for the current head: the clock interrupt
  * need not program it again after a callback re-armed its alarm. */
 static bool programmed;
 
-static void program(void);
+/* tern_alarm.armed: non-zero while in a list; PERIODIC, it has a period,
+ * so that the clock interrupt tests one byte, not eight. */
+#define ARMED 1
+#define PERIODIC 2
 
-#if !defined(__AVR__)
-/* The lag, measured once: the ticks of a program() bracketed by two
- * clock reads, minus two reads (each bracket holds at most one read's
- * worth besides the lag), so it is never over-estimated and a deadline
- * never comes early. Timed with a probe alarm at the head, half the
- * horizon out: the branch that programs a real deadline, not the shorter
- * one of an empty list. */
-static void measure_lag(void)
-{
-    tern_alarm probe;
-    tern_alarm_init(&probe, NULL, NULL);
-    probe.deadline = tern_now() + horizon / 2;
-    alarms = &probe;
-    lag = 0;
-    tern_time t0 = tern_now();
-    program();
-    tern_time t1 = tern_now();
-    tern_time pair = tern_now() - t1;
-    port_deadline_cancel();
-    alarms = NULL;
-    lag = t1 - t0 > 2 * pair ? (timer_ticks)(t1 - t0 - 2 * pair) : 0;
-}
-#endif
+static void program_at(const tern_time *now);
 
-void timer_reset(void)
+/* Program the hardware for the head as seen at a fresh clock read. */
+static void program(void)
 {
-#if !defined(__AVR__)
-    horizon = (timer_ticks)1 << (TERN_COUNTER_BITS - 1);
-    measure_lag();
-#endif
+    tern_time now = tern_now();
+    program_at(&now);
 }
 
-tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
-
-/* Program the hardware for the head as seen at `now` (a fresh clock
- * read), at most half a wrap ahead so the clock extension always sees
- * every wrap. */
+/* *t += *x; true if that wrapped past 2^64. Byte by byte on the AVR: the
+ * smallest code there (avr-gcc moves a 64-bit operand through eight
+ * registers, or calls libgcc), and off the hot paths. */
+static __attribute__((noinline)) bool add_over(tern_time *t, const tern_time *x)
+{
 #if defined(__AVR__)
-/* On the 8-bit CPU in 32-bit steps on the deadline's halves, read in
- * place. A deadline less than the horizon ahead of `now` goes to the port
- * as what it is, a value of the 32-bit counter (the clock's low half): the
- * port compares it with the counter it reads anyway, so `now` may be a
- * little old (the clock interrupt's, after callbacks ran) and no lag needs
- * subtracting. */
-
-/* The head's deadline as seen at `now`, in general: the 64-bit
- * difference on 32-bit halves. Needed only when the high halves differ
- * (near a wrap of the low half, once per 2^32 ticks). */
-static __attribute__((noinline)) void program_across(tern_time now)
-{
-    const tern_alarm *a = alarms;
-    uint32_t nl = (uint32_t)now, nh = t64_hi(now);
-    uint32_t dl = t64_lo_at(&a->deadline), dh = t64_hi_at(&a->deadline);
-    uint32_t at = nl + horizon;
-    /* passed as the due test sees it (unsigned): a deadline more than
-     * 2^63 ahead is not "passed", which would fire the interrupt at once
-     * and again, the alarm never due */
-    if (dh < nh || (dh == nh && dl < nl))
-        at = nl; /* the port fires at once */
-    else if (dh - nh - (dl < nl) == 0 && dl - nl < horizon)
-        at = dl;
-    port_deadline_at(at);
-}
-
-_Static_assert(offsetof(tern_alarm, deadline) == 2, "program_at reads the deadline at offset 2");
-_Static_assert(horizon == UINT32_C(0x80000000), "program_at adds the horizon to bit 31");
-
-/* The common case in assembly: avr-gcc keeps the low halves, their
- * difference and two pointers live at once and saves six registers around
- * them (110 cycles; this takes ~45). `now` comes in r18..r25 (as
- * tern_now() returns it: no stack frame in program()). With the high
- * halves equal, one compare of the low halves gives both answers: C, the
- * deadline has passed (the port is given `now`, which has passed too, and
- * fires at once); N, bit 31 of the difference, it is a horizon or more
- * away. */
-static __attribute__((naked, noinline)) void program_at(tern_time now)
-{
-    (void)now;
-    __asm__ volatile("ldi r30, 1\n\t"
-                     "sts %[programmed], r30\n\t"
-                     "lds r26, %[alarms]\n\t"  /* X = the head */
-                     "lds r27, %[alarms]+1\n\t"
-                     "sbiw r26, 0\n\t"
-                     "breq 2f\n\t"             /* none: the horizon */
-                     "adiw r26, 6\n\t"         /* its deadline's high half */
-                     "ld __tmp_reg__, X+\n\t"  /* against now's, r22..r25 */
-                     "cp __tmp_reg__, r22\n\t"
-                     "ld __tmp_reg__, X+\n\t"
-                     "cpc __tmp_reg__, r23\n\t"
-                     "ld __tmp_reg__, X+\n\t"
-                     "cpc __tmp_reg__, r24\n\t"
-                     "ld __tmp_reg__, X+\n\t"
-                     "cpc __tmp_reg__, r25\n\t"
-                     "brne 4f\n\t"
-                     "sbiw r26, 8\n\t"         /* the low half, into r22..r25: */
-                     "ld r22, X+\n\t"          /* port_deadline_at's argument */
-                     "ld r23, X+\n\t"
-                     "ld r24, X+\n\t"
-                     "ld r25, X\n\t"
-                     "cp r22, r18\n\t"         /* deadline - now */
-                     "cpc r23, r19\n\t"
-                     "cpc r24, r20\n\t"
-                     "cpc r25, r21\n\t"
-                     "brlo 3f\n\t"             /* passed: now */
-                     "brmi 2f\n\t"             /* a horizon or more: now + horizon */
-                     "jmp port_deadline_at\n"   /* the deadline */
-                     "2:\n\t"
-                     "subi r21, 0x80\n"         /* + 2^31 */
-                     "3:\n\t"
-                     "movw r22, r18\n\t"
-                     "movw r24, r20\n\t"
-                     "jmp port_deadline_at\n"
-                     "4:\n\t"
-                     "jmp %x[across]\n"         /* now still in r18..r25 */
-                     :
-                     : [programmed] "i"(&programmed), [alarms] "i"(&alarms),
-                       [across] "i"(program_across)
-                     : "memory"); /* it writes `programmed`, reads `alarms` */
-}
+    uint8_t *p = (uint8_t *)t;
+    const uint8_t *q = (const uint8_t *)x;
+    uint16_t c = 0;
+    for (uint8_t i = 0; i < sizeof *t; i++) {
+        c += (uint16_t)p[i] + q[i];
+        p[i] = (uint8_t)c;
+        c >>= 8;
+    }
+    return c != 0;
 #else
-static void program_at(tern_time now)
-{
-    tern_time delta = horizon;
-    if (alarms && alarms->deadline < now + delta)
-        delta = alarms->deadline > now + lag ? alarms->deadline - now - lag : 1;
-    port_deadline_set((uint32_t)delta);
-    programmed = true;
+    return __builtin_add_overflow(*t, *x, t);
+#endif
 }
+
+/* The 32-bit tick (above) on the 8-bit CPU; the host's unit tests build
+ * it too (-DTERN_TICK32=1, tests/unit/CMakeLists.txt). */
+#ifndef TERN_TICK32
+#if defined(__AVR__)
+#define TERN_TICK32 1
+#else
+#define TERN_TICK32 0
+#endif
 #endif
 
-static void program(void) { program_at(tern_now()); }
+#if TERN_TICK32
+/* Half a wrap of the 32-bit counter, the tick (avr_board.c). */
+#define horizon (UINT32_C(1) << 31)
+_Static_assert(TERN_COUNTER_BITS == 32, "the tick is the 32-bit counter");
+/* How long before the clock a deadline may be and still be placed near
+ * (below: far, and run at the next interrupt). */
+#define NEAR_LATE (UINT32_C(1) << 30)
+#define SHORT 4 /* its period is below the horizon: a re-arm stays near */
+#define FAR 8   /* in `far` */
 
+static tern_alarm *far; /* sorted by 64-bit deadline, then insertion order */
+static tern_time isr_now; /* the clock at the deadline interrupt */
+
+static inline __attribute__((always_inline)) uint32_t low(const tern_alarm *a)
+{
+    return t64_lo_at(&a->deadline);
+}
+
+/* a's deadline less the tick `ref`, signed: exact for a near alarm while
+ * ref is the clock's low half at most a little old */
+static inline __attribute__((always_inline)) int32_t ahead(const tern_alarm *a, uint32_t ref)
+{
+    return (int32_t)(low(a) - ref);
+}
+
+/* Into the near list, after every alarm due no later (`first`: before
+ * those due at the same time, for a far alarm that comes near: they were
+ * all armed after it). */
+static void insert_near(tern_alarm *a, uint32_t ref, bool first)
+{
+    int32_t d = ahead(a, ref);
+    tern_alarm **pp = &alarms;
+    while (*pp && (ahead(*pp, ref) < d || (!first && ahead(*pp, ref) == d)))
+        pp = &(*pp)->next;
+    a->next = *pp;
+    *pp = a;
+    programmed = false;
+}
+
+/* *d = *x - *y; true if *x < *y. Byte by byte on the AVR: the smallest
+ * code for the far list's 64-bit arithmetic, which is off the hot paths
+ * (avr-gcc keeps 64-bit values in eight registers each, saved). */
+static __attribute__((noinline)) bool sub_at(tern_time *d, const tern_time *x, const tern_time *y)
+{
+#if defined(__AVR__)
+    const uint8_t *p = (const uint8_t *)x, *q = (const uint8_t *)y;
+    uint8_t *r = (uint8_t *)d, borrow = 0;
+    for (uint8_t i = 0; i < sizeof *d; i++) {
+        uint16_t v = (uint16_t)p[i] - q[i] - borrow;
+        r[i] = (uint8_t)v;
+        borrow = (uint8_t)(v >> 15);
+    }
+    return borrow;
+#else
+    *d = *x - *y;
+    return *x < *y;
+#endif
+}
+
+static __attribute__((noinline)) bool lt_at(const tern_time *x, const tern_time *y)
+{
+    tern_time d;
+    return sub_at(&d, x, y);
+}
+
+/* Is a near at the clock *now: its deadline less than the horizon after
+ * it, and no more than NEAR_LATE before? (The 64-bit difference: its
+ * high half is 0, or all ones for a passed deadline.) */
+static __attribute__((noinline)) bool is_near(const tern_alarm *a, const tern_time *now)
+{
+    tern_time d;
+    (void)sub_at(&d, &a->deadline, now);
+    uint32_t lo = t64_lo_at(&d), hi = t64_hi_at(&d);
+    return hi == 0 ? lo < horizon : hi == UINT32_MAX && lo > 0u - NEAR_LATE;
+}
+
+/* Out of the list it is in (interrupts masked). */
 static void unlink_alarm(tern_alarm *a)
 {
-    for (tern_alarm **pp = &alarms; *pp; pp = &(*pp)->next) {
+    for (tern_alarm **pp = a->armed & FAR ? &far : &alarms; *pp; pp = &(*pp)->next) {
         if (*pp == a) {
             *pp = a->next;
             break;
@@ -177,69 +168,181 @@ static void unlink_alarm(tern_alarm *a)
     programmed = false;
 }
 
-/* tern_alarm.armed: non-zero while in the list; PERIODIC, it has a
- * period, so that the clock interrupt tests one byte, not eight. */
-#define ARMED 1
-#define PERIODIC 2
+static void probe_far(const tern_time *now);
 
-/* Does a's deadline come before b's? On the AVR on 32-bit halves read in
- * place (by value, two 64-bit deadlines took avr-gcc 18 saved registers
- * and a stack frame). */
-static inline __attribute__((always_inline)) bool before(const tern_alarm *a, const tern_alarm *b)
+/* a, its deadline and period stored, into the list it belongs in at the
+ * clock *now, flagged. Out of the hot path (tern_alarm_set, a far or long
+ * periodic alarm's re-arm). */
+static __attribute__((noinline)) void place(tern_alarm *a, const tern_time *now)
 {
-#if defined(__AVR__)
-    uint32_t ah = t64_hi_at(&a->deadline), bh = t64_hi_at(&b->deadline);
-    if (ah != bh)
-        return ah < bh;
-    return t64_lo_at(&a->deadline) < t64_lo_at(&b->deadline);
-#else
-    return a->deadline < b->deadline;
-#endif
-}
-
-/* Into the list, after every alarm due no later, armed as `armed` says. */
-static void insert(tern_alarm *a, uint8_t armed)
-{
-    tern_alarm **pp = &alarms;
-    while (*pp && !before(a, *pp))
+    uint8_t armed = ARMED;
+    uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
+    if (pl | ph)
+        armed |= ph == 0 && pl < horizon ? PERIODIC | SHORT : PERIODIC;
+    if (is_near(a, now)) {
+        insert_near(a, t64_lo_at(now), false);
+        a->armed = armed;
+        return;
+    }
+    tern_alarm **pp = &far;
+    while (*pp && !lt_at(&a->deadline, &(*pp)->deadline))
         pp = &(*pp)->next;
     a->next = *pp;
     *pp = a;
-    a->armed = armed;
-    programmed = false;
+    a->armed = armed | FAR;
+    probe_far(now);
 }
 
-void tern_alarm_init(tern_alarm *a, tern_alarm_fn fn, void *arg)
+/* The far list's watch: a near alarm of the kernel's own, due a horizon
+ * less one tick ahead (the far head, a horizon or more ahead, is then
+ * near, or the probe looks again: a wake-up per horizon, as an empty list
+ * has for the clock extension), or, for a far head long passed, at once
+ * and before every near alarm. The hot paths never look at the far list. */
+static tern_alarm probe;
+
+static void probe_fired(tern_alarm *p, void *arg);
+
+/* The watch for the far list at the clock *now, or none. */
+static __attribute__((noinline)) void probe_far(const tern_time *now)
 {
-    a->next = NULL;
-    a->deadline = 0;
-    a->period = 0;
-    a->fn = fn;
-    a->arg = arg;
-    a->armed = 0;
+    if (probe.armed)
+        unlink_alarm(&probe);
+    if (!far)
+        return;
+    /* a horizon less one tick on, or NEAR_LATE back (long passed) */
+    tern_time step = lt_at(&far->deadline, now) ? (tern_time)0 - NEAR_LATE : horizon - 1;
+    probe.deadline = *now;
+    (void)add_over(&probe.deadline, &step);
+    probe.fn = probe_fired;
+    insert_near(&probe, t64_lo_at(now), true);
+    probe.armed = ARMED;
 }
 
-/* Into the list for the deadline and period stored in it, out of the
- * list first if it is in, interrupts masked by the caller (s: how to put
- * them back). Out of line, so that tern_alarm_set's 64-bit arguments are
- * stored before any call, not kept across them (on the AVR that saved 16
- * registers). The walk of unlink_alarm does not read them. */
+/* The port's one-shot at the near head's deadline (less than the horizon
+ * ahead, or passed: the port fires at once), or the horizon ahead for an
+ * intermediate interrupt that keeps the clock extension exact. `now` may
+ * be a little old (the clock interrupt's, after callbacks ran): the port
+ * compares the deadline with the counter it reads anyway, so no lag
+ * needs subtracting. */
+static void program_at(const tern_time *now)
+{
+    programmed = true;
+    port_deadline_at(alarms ? low(alarms) : t64_lo_at(now) + horizon);
+}
+
+/* (With far alarms, the near head is the probe at the latest.) */
+tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
+
+/* A periodic alarm's next deadline, one period on (on halves, in place):
+ * out of line, so that the clock interrupt keeps few registers live when
+ * none is periodic. A period below the horizon keeps it near: its new
+ * deadline is at most that far after the clock. */
+static __attribute__((noinline)) void rearm(tern_alarm *a, uint8_t armed)
+{
+    uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
+    uint32_t dl = low(a) + pl;
+    uint32_t dh = t64_hi_at(&a->deadline) + ph + (dl < pl);
+    memcpy(&a->deadline, &dl, sizeof dl);
+    memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
+    if (armed & SHORT) {
+        insert_near(a, t64_lo_at(&isr_now), false);
+        a->armed = armed;
+    } else {
+        place(a, &isr_now);
+    }
+}
+
+/* Run alarm a, just taken off its list. */
+static inline __attribute__((always_inline)) void fire(tern_alarm *a)
+{
+    uint8_t armed = a->armed;
+    a->armed = 0;
+    programmed = false; /* a callback may have programmed it for a */
+    if (armed & PERIODIC)
+        rearm(a, armed);
+    a->fn(a, a->arg);
+}
+
+/* The probe's callback: far alarms long passed run now (their deadlines
+ * come before every near one's; a re-arm is placed anew, it may be long
+ * passed too), those now within the horizon go to the near list (before
+ * the near alarms due at the same time: those were all armed after
+ * them), and the probe watches the next. */
+static void probe_fired(tern_alarm *p, void *arg)
+{
+    (void)p, (void)arg;
+    tern_alarm *a;
+    while ((a = far) != NULL && !lt_at(&isr_now, &a->deadline)) {
+        far = a->next;
+        a->armed &= (uint8_t)~SHORT;
+        fire(a);
+    }
+    while ((a = far) != NULL && is_near(a, &isr_now)) {
+        far = a->next;
+        a->armed &= (uint8_t)~FAR;
+        insert_near(a, t64_lo_at(&isr_now), true);
+    }
+    probe_far(&isr_now);
+}
+
+/* The deadline interrupt: run every alarm due at the clock the vector
+ * read, in deadline order; one that came due only since is left to the
+ * port, which is given its deadline and fires at once when it has passed
+ * (port_deadline_at), so no read is spent on the common case of none. */
+static void clock_isr(void)
+{
+    programmed = false; /* the one-shot that brought us here has fired */
+    tern_alarm *a;
+    while ((a = alarms) != NULL && ahead(a, t64_lo_at(&isr_now)) <= 0) {
+        alarms = a->next; /* unlink_alarm of the head, without the walk */
+        fire(a);
+    }
+    if (!programmed)
+        program_at(&isr_now);
+}
+
+void tern_clock_isr(void)
+{
+    isr_now = tern_now();
+    clock_isr();
+}
+
+#if defined(__AVR__)
+/* A vector that read the counter to check its deadline passes that read,
+ * interrupts masked since: it is the clock and the wake-up (no second
+ * read). */
+void tern_clock_vector(uint32_t counter)
+{
+    clock_at(&isr_now, counter);
+    isr_enter_at(&isr_now);
+    clock_isr();
+    tern_isr_exit();
+}
+#endif
+
+void timer_reset(void)
+{
+    alarms = far = NULL;
+    probe.armed = 0;
+}
+
+/* Into its list for the deadline and period stored in it, out of the one
+ * it is in first, interrupts masked by the caller (s: how to put them
+ * back). Out of line, so that tern_alarm_set's 64-bit arguments are
+ * stored before any call, not kept across them. */
 static __attribute__((noinline)) void arm(tern_alarm *a, tern_irq_state s)
 {
-#if defined(__AVR__)
-    bool periodic = (t64_lo_at(&a->period) | t64_hi_at(&a->period)) != 0;
-#else
-    bool periodic = a->period != 0;
-#endif
     if (a->armed)
         unlink_alarm(a);
-    insert(a, periodic ? ARMED | PERIODIC : ARMED);
-    program();
+    tern_time now = tern_now();
+    place(a, &now);
+    program_at(&now);
     port_irq_restore(s);
 }
 
 #if defined(TERN_IRQ_STATE_IS_SREG)
-_Static_assert(offsetof(tern_alarm, period) == 10, "tern_alarm_set stores the period at offset 10");
+_Static_assert(offsetof(tern_alarm, deadline) == 2 && offsetof(tern_alarm, period) == 10,
+               "tern_alarm_set stores the deadline at offset 2, the period at 10");
 _Static_assert(sizeof(tern_irq_state) == 1, "arm's s is one register");
 
 /* In assembly on the AVR (run-to-completion models, whose saved interrupt
@@ -284,86 +387,77 @@ void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
     arm(a, s);
 }
 #endif
-
-void tern_alarm_cancel(tern_alarm *a)
-{
-    tern_irq_state s = port_irq_save();
-    if (a->armed) {
-        unlink_alarm(a);
-        program();
-    }
-    port_irq_restore(s);
-}
-
-/* The deadline interrupt: run every alarm that is due, in deadline order.
- * The clock is the costliest part of this path: it is read once, and again
- * after a callback only when another alarm waits. */
-#if defined(__AVR__)
-/* On the 8-bit CPU, the clock as two 32-bit halves and the alarm's 64-bit
- * fields read in place (a 64-bit value in a struct costs avr-gcc a
- * register file's worth of moves and a libgcc compare). The clock is
- * read once, by the vector: after a callback, the alarms due at that
- * read run; one that came due only since is left to the port, which is
- * given its deadline and fires at once when it has passed
- * (port_deadline_at), so no read is spent on the common case of none. */
-static tern_time isr_now; /* the clock at the deadline interrupt */
-
-/* Is alarm a due at isr_now? (The high halves' inequality first: equal,
- * the common case, they are compared once.) */
-static inline __attribute__((always_inline)) bool due(const tern_alarm *a)
-{
-    uint32_t dh = t64_hi_at(&a->deadline), nh = t64_hi_at(&isr_now);
-    if (dh != nh)
-        return dh < nh;
-    return t64_lo_at(&a->deadline) <= t64_lo_at(&isr_now);
-}
-
-/* A periodic alarm's next deadline, one period on: out of line, so that
- * the clock interrupt keeps few registers live when none is periodic. */
-static __attribute__((noinline)) void rearm(tern_alarm *a)
-{
-    uint32_t pl = t64_lo_at(&a->period), ph = t64_hi_at(&a->period);
-    uint32_t dl = t64_lo_at(&a->deadline) + pl;
-    uint32_t dh = t64_hi_at(&a->deadline) + ph + (dl < pl);
-    memcpy(&a->deadline, &dl, sizeof dl);
-    memcpy((uint8_t *)&a->deadline + 4, &dh, sizeof dh);
-    insert(a, ARMED | PERIODIC);
-}
-
-static void clock_isr(void)
-{
-    programmed = false; /* the one-shot that brought us here has fired */
-    tern_alarm *a;
-    while ((a = alarms) != NULL && due(a)) {
-        alarms = a->next; /* unlink_alarm of the head, without the walk */
-        uint8_t armed = a->armed;
-        a->armed = 0;
-        programmed = false; /* a callback may have programmed it for a */
-        if (armed & PERIODIC)
-            rearm(a);
-        a->fn(a, a->arg);
-    }
-    if (!programmed)
-        program_at(isr_now);
-}
-
-void tern_clock_isr(void)
-{
-    isr_now = tern_now();
-    clock_isr();
-}
-
-/* A vector that read the counter to check its deadline passes that read,
- * interrupts masked since: it is the clock and the wake-up (no second
- * read). */
-void tern_clock_vector(uint32_t counter)
-{
-    clock_at(&isr_now, counter);
-    isr_enter_at(&isr_now);
-    clock_isr();
-    tern_isr_exit();
-}
 #else
+/* Half a counter wrap: the furthest a deadline is ever programmed. */
+static tern_time horizon;
+/* Ticks from program()'s clock read to the moment the hardware one-shot
+ * starts counting: programmed that much shorter, the deadline interrupt
+ * comes at the deadline instead of that late. */
+static tern_time lag;
+
+static void program_at(const tern_time *now)
+{
+    tern_time delta = horizon;
+    if (alarms && alarms->deadline < *now + delta)
+        delta = alarms->deadline > *now + lag ? alarms->deadline - *now - lag : 1;
+    port_deadline_set((uint32_t)delta);
+    programmed = true;
+}
+
+/* The lag, measured once: the ticks of a program() bracketed by two
+ * clock reads, minus two reads (each bracket holds at most one read's
+ * worth besides the lag), so it is never over-estimated and a deadline
+ * never comes early. Timed with a probe alarm at the head, half the
+ * horizon out: the branch that programs a real deadline, not the shorter
+ * one of an empty list. */
+static void measure_lag(void)
+{
+    tern_alarm probe;
+    tern_alarm_init(&probe, NULL, NULL);
+    probe.deadline = tern_now() + horizon / 2;
+    alarms = &probe;
+    lag = 0;
+    tern_time t0 = tern_now();
+    program();
+    tern_time t1 = tern_now();
+    tern_time pair = tern_now() - t1;
+    port_deadline_cancel();
+    alarms = NULL;
+    lag = t1 - t0 > 2 * pair ? t1 - t0 - 2 * pair : 0;
+}
+
+void timer_reset(void)
+{
+    horizon = (tern_time)1 << (TERN_COUNTER_BITS - 1);
+    measure_lag();
+}
+
+tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
+
+static void unlink_alarm(tern_alarm *a)
+{
+    for (tern_alarm **pp = &alarms; *pp; pp = &(*pp)->next) {
+        if (*pp == a) {
+            *pp = a->next;
+            break;
+        }
+    }
+    a->armed = 0;
+    programmed = false;
+}
+
+/* Into the list, after every alarm due no later, armed as `armed` says. */
+static void insert(tern_alarm *a, uint8_t armed)
+{
+    tern_alarm **pp = &alarms;
+    while (*pp && a->deadline >= (*pp)->deadline)
+        pp = &(*pp)->next;
+    a->next = *pp;
+    *pp = a;
+    a->armed = armed;
+    programmed = false;
+}
+
 static void clock_isr(tern_time now)
 {
     programmed = false; /* the one-shot that brought us here has fired */
@@ -379,11 +473,51 @@ static void clock_isr(tern_time now)
             now = tern_now();
     }
     if (!programmed)
-        program_at(now);
+        program_at(&now);
 }
 
 void tern_clock_isr(void) { clock_isr(tern_now()); }
+
+/* Into the list for the deadline and period stored in it, out of the
+ * list first if it is in, interrupts masked by the caller (s: how to put
+ * them back). */
+static void arm(tern_alarm *a, tern_irq_state s)
+{
+    if (a->armed)
+        unlink_alarm(a);
+    insert(a, a->period ? ARMED | PERIODIC : ARMED);
+    program();
+    port_irq_restore(s);
+}
+
+void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
+{
+    tern_irq_state s = port_irq_save();
+    a->deadline = deadline;
+    a->period = period;
+    arm(a, s);
+}
 #endif
+
+void tern_alarm_init(tern_alarm *a, tern_alarm_fn fn, void *arg)
+{
+    a->next = NULL;
+    a->deadline = 0;
+    a->period = 0;
+    a->fn = fn;
+    a->arg = arg;
+    a->armed = 0;
+}
+
+void tern_alarm_cancel(tern_alarm *a)
+{
+    tern_irq_state s = port_irq_save();
+    if (a->armed) {
+        unlink_alarm(a);
+        program();
+    }
+    port_irq_restore(s);
+}
 
 static void timer_fired(tern_alarm *a, void *arg)
 {
@@ -413,26 +547,6 @@ void timer_arm_for(tern_task_id task, uint8_t k, tern_time deadline, tern_time p
 {
     tern_time t[2] = {deadline, period};
     timer_arm_at(task, k, t);
-}
-
-/* *t += *x; true if that wrapped past 2^64. Byte by byte on the AVR: the
- * smallest code there (avr-gcc moves a 64-bit operand through eight
- * registers, or calls libgcc), and off the hot paths. */
-static __attribute__((noinline)) bool add_over(tern_time *t, const tern_time *x)
-{
-#if defined(__AVR__)
-    uint8_t *p = (uint8_t *)t;
-    const uint8_t *q = (const uint8_t *)x;
-    uint16_t c = 0;
-    for (uint8_t i = 0; i < sizeof *t; i++) {
-        c += (uint16_t)p[i] + q[i];
-        p[i] = (uint8_t)c;
-        c >>= 8;
-    }
-    return c != 0;
-#else
-    return __builtin_add_overflow(*t, *x, t);
-#endif
 }
 
 /* t[0], the delay, becomes the deadline. */

@@ -130,6 +130,15 @@ void port_deadline_set(uint32_t ticks)
     deadline_at = now + ticks;
 }
 
+/* The one-shot at counter value `at`, the clock's low half, as the AVR
+ * port has it (kernel/timer.c uses it for the 32-bit tick): one passed, or
+ * more than half a wrap ahead, fires at once. */
+void port_deadline_at(uint32_t at)
+{
+    uint32_t ahead = at - (uint32_t)now;
+    port_deadline_set(ahead > UINT32_C(1) << 31 ? 0 : ahead);
+}
+
 void port_deadline_cancel(void) { deadline_armed = false; }
 
 void port_dispatch(uint8_t lvl)
