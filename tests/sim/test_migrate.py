@@ -4,15 +4,13 @@ between an ATmega1284P and an ATmega128 while senders on both stream
 numbered messages to it."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import ROOT, summary_counters as counters, tern_sim
+
 STREAM_N = 260  # apps/migrate/migrate.c, per sender
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
@@ -20,18 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs a
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    out = tmp_path_factory.mktemp("migrate")
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "migrate.toml"), "--out", str(out)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    summary = json.loads((out / "summary.json").read_text())
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in ("m1", "m2")}
-    return {"nodes": {n["name"]: n for n in summary["nodes"]}, "consoles": consoles}
-
-
-def counters(console: str) -> dict[str, int]:
-    line = next(x for x in console.splitlines() if " summary " in x)
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    return tern_sim(ROOT / "docs" / "sim" / "migrate.toml", tmp_path_factory.mktemp("migrate"))
 
 
 def arrivals(console: str) -> list[dict[str, int]]:

@@ -7,15 +7,14 @@ counted) and goes on: the counter runs on exactly one processor, or it is
 reported lost; every message its senders posted is handled or counted."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import summary_counters, tern_sim
+
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
 
@@ -53,17 +52,13 @@ def run(tmp: Path, node: str, at_s: float) -> dict[str, object]:
     halt = f"halt = {at_s}\n"
     toml = tmp / "halt.toml"
     toml.write_text(SCENARIO.format(halt_m1=halt if node == "m1" else "", halt_m2=halt if node == "m2" else ""))
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(toml), "--out", str(tmp / "out")],
-                       capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    summary = json.loads((tmp / "out" / "summary.json").read_text())
-    nodes = {n["name"]: n for n in summary["nodes"]}
+    r = tern_sim(toml, tmp / "out")
+    nodes = r["nodes"]
     assert nodes[node]["status"] == "halt"
     alive = "m2" if node == "m1" else "m1"
     assert nodes[alive]["status"] == "exit" and nodes[alive]["exit_status"] == 0, nodes[alive]
-    console = (tmp / "out" / "console" / f"{alive}.txt").read_text()
-    line = next(x for x in console.splitlines() if " summary " in x)
-    counts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    console = r["consoles"][alive]
+    counts = summary_counters(console)
     where = re.search(r"counter on module (\d+), its state here handled=(\d+) a=(\d+) b=(\d+)", console)
     assert where, console
     at, handled, a, b = map(int, where.groups())

@@ -7,15 +7,13 @@ nothing hangs, and module 3 -- powered down between messages, woken by each
 frame -- gets every message, in order."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import summary_counters as counters, tern_sim
+
 N_TICKS = 45  # tests/target/apps/peer_down/peer_down.c
 RX_FRAMES = 2  # the scenario's receive queue: frames a processor holds when it dies
 POWER_DOWN = 2  # SM2..0, summary.json's wakes_by_mode
@@ -45,23 +43,13 @@ bus = "node1"
 """
 
 
-def counters(console: str) -> dict[str, int]:
-    line = next(x for x in console.splitlines() if " summary " in x)
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
-
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     tmp = tmp_path_factory.mktemp("peer_down")
     toml = tmp / "peer_down.toml"
     toml.write_text(SCENARIO + NODE.format(name="m1", extra="") + NODE.format(name="m2", extra="halt = 0.041")
                     + NODE.format(name="m3", extra="ppm = 20"))  # fmt: skip
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(toml), "--out", str(tmp / "out")],
-                       capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    nodes = {n["name"]: n for n in json.loads((tmp / "out" / "summary.json").read_text())["nodes"]}
-    consoles = {n: (tmp / "out" / "console" / f"{n}.txt").read_text() for n in nodes}
-    return {"nodes": nodes, "consoles": consoles}
+    return tern_sim(toml, tmp / "out")
 
 
 def test_nothing_hangs(run: dict) -> None:

@@ -3,15 +3,13 @@ kernel/power.c, drivers/procbus/procbus_power.c, apps/power,
 docs/sim/power.toml): five ATmega1284P modules on tern-sim's processor bus."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import ROOT, summary_counters, tern_sim
+
 N_MSGS, ROUNDS = 20, 40  # apps/power/power.c
 ASYNC_TICK = 20_000_000 // 32768 + 1  # cycles of the ATmega1284P at 20 MHz in a 32 kHz crystal's tick
 T_BE = 16384  # cycles: module-m1284's board.h figures through TERN_BREAK_EVEN
@@ -22,16 +20,12 @@ pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs a
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    out = tmp_path_factory.mktemp("power")
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "power.toml"), "--out", str(out)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    nodes = {n["name"]: n for n in json.loads((out / "summary.json").read_text())["nodes"]}
+    r = tern_sim(ROOT / "docs" / "sim" / "power.toml", tmp_path_factory.mktemp("power"))
+    nodes: dict[str, dict] = r["nodes"]
     for name, n in nodes.items():
-        console = (out / "console" / f"{name}.txt").read_text()
+        console = r["consoles"][name]
         assert n["status"] == "exit" and n["exit_status"] == 0, (name, console)
-        line = next(x for x in console.splitlines() if " summary " in x)
-        n["counters"] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+        n["counters"] = summary_counters(console)
         # the guest's clock, read last: what it lags tern-sim's cycle count by at the exit
         n["lag"] = n["cycles"] - int(re.findall(r"clock (\d+)", console)[-1])
     return nodes

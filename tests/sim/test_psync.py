@@ -4,18 +4,13 @@ processors at +-20 ppm raise a pin at the same global instant every second;
 the logic analyser's edges give the precision (tools/terntools/psync.py)."""
 from __future__ import annotations
 
-import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from terntools import psync  # noqa: E402
+from scenario_run import ROOT, summary_counters, tern_sim
+from terntools import psync
 
 SCENARIO = ROOT / "docs" / "sim" / "psync.toml"
 MASTER_HZ, MASTER_PPM = 20_000_000, 20
@@ -29,15 +24,12 @@ pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs a
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("psync")
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(SCENARIO), "--out", str(out), "--duration", "11"],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
+    tern_sim(SCENARIO, out, "--duration", "11")
     return out
 
 
 def summary(run: Path, node: str) -> dict[str, int]:
-    line = next(x for x in (run / "console" / f"{node}.txt").read_text().splitlines() if " summary " in x)
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", line)}
+    return summary_counters((run / "console" / f"{node}.txt").read_text())
 
 
 def test_every_round_gives_every_processor_one_sample_and_nothing_is_lost(run: Path) -> None:

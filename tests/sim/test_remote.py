@@ -2,33 +2,21 @@
 docs/sim/modules.toml): one application on the two processors of a node."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import ROOT, summary_counters as counters, tern_sim
+
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    out = tmp_path_factory.mktemp("modules")
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "modules.toml"), "--out", str(out)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    summary = json.loads((out / "summary.json").read_text())
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in ("m1", "m2")}
-    return {"nodes": {n["name"]: n for n in summary["nodes"]}, "consoles": consoles}
-
-
-def counters(console: str) -> dict[str, int]:
-    line = next(x for x in console.splitlines() if " summary " in x)
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    return tern_sim(ROOT / "docs" / "sim" / "modules.toml", tmp_path_factory.mktemp("modules"))
 
 
 def test_both_modules_finish_their_checks(run: dict) -> None:
@@ -100,11 +88,8 @@ def test_a_processor_refuses_a_module_hw_entry_its_board_lacks(tmp_path: Path) -
     """apps/hwclaim's description claims a radio for module 2, whose board
     (module-m128, TERN_BOARD_HW: an ADC) has none: module 2 refuses to start
     by name and counts it; module 1, whose ADC claim holds, starts."""
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "hwclaim.toml"), "--out", str(tmp_path)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    nodes = {n["name"]: n for n in json.loads((tmp_path / "summary.json").read_text())["nodes"]}
-    m1, m2 = ((tmp_path / "console" / f"{n}.txt").read_text() for n in ("m1", "m2"))
+    r = tern_sim(ROOT / "docs" / "sim" / "hwclaim.toml", tmp_path)
+    nodes, (m1, m2) = r["nodes"], (r["consoles"][n] for n in ("m1", "m2"))
     assert nodes["m1"]["exit_status"] == 0 and "hwclaim 0: started 'sampler'" in m1
     assert nodes["m2"]["exit_status"] == 3 and "started" not in m2
     assert ("hwclaim 1: app 'hwclaim': module_hw: module 1 claims hardware 0x10, its board has 0x20 "

@@ -5,28 +5,24 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from scenario_run import ROOT, tern_sim
+from terntools.scenario import load_scenario
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
 
 
-def tern_sim(scenario: str, out: Path) -> dict:
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / scenario), "--out", str(out)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    return json.loads((out / "summary.json").read_text())
+def run(scenario: str, out: Path) -> dict:
+    return tern_sim(ROOT / "docs" / "sim" / scenario, out)
 
 
 def test_busping_multi_processor_node(tmp_path: Path) -> None:
     """An ATmega1284P at 20 MHz and two ATmega128s on one processor bus:
     ten checked echoes between addresses 0 and 1, then a broadcast."""
-    summary = tern_sim("busping.toml", tmp_path)
-    nodes = {n["name"]: n for n in summary["nodes"]}
+    nodes = run("busping.toml", tmp_path)["nodes"]
     assert all(n["status"] == "exit" and n["exit_status"] == 0 for n in nodes.values()), nodes
     assert nodes["big"]["bus"]["frames_sent"] == 11  # 10 pings and the broadcast
     assert nodes["small1"]["bus"]["frames_received"] == 11
@@ -37,8 +33,7 @@ def test_busping_multi_processor_node(tmp_path: Path) -> None:
 
 
 def test_ping_pong_over_the_radio(tmp_path: Path) -> None:
-    summary = tern_sim("ping.toml", tmp_path)
-    for n in summary["nodes"]:
+    for n in run("ping.toml", tmp_path)["nodes"].values():
         assert n["status"] == "exit" and n["exit_status"] == 0, n
         assert n["frames_sent"] == n["frames_received"] == 10
 
@@ -46,8 +41,7 @@ def test_ping_pong_over_the_radio(tmp_path: Path) -> None:
 def test_udp_over_6lowpan_between_two_nodes(tmp_path: Path) -> None:
     """Ten datagrams of 50 and 200 bytes (two fragments) echoed intact;
     Wireshark reads every one as 6LoWPAN/IPv6/UDP with a good checksum."""
-    summary = tern_sim("udp.toml", tmp_path)
-    for n in summary["nodes"]:
+    for n in run("udp.toml", tmp_path)["nodes"].values():
         assert n["status"] == "exit" and n["exit_status"] == 0, n
     client = (tmp_path / "console" / "client.txt").read_text()
     assert client.count(" ok\n") == 10 and " corrupt\n" not in client and "timeout n=" not in client
@@ -67,8 +61,7 @@ def test_udp_over_6lowpan_between_two_nodes(tmp_path: Path) -> None:
 def test_udp_is_forwarded_across_two_hops(tmp_path: Path) -> None:
     """Client and server out of each other's range: the router in the middle
     forwards every datagram and every echo, one hop limit less."""
-    summary = tern_sim("udp_line.toml", tmp_path)
-    for n in summary["nodes"]:
+    for n in run("udp_line.toml", tmp_path)["nodes"].values():
         assert n["status"] == "exit" and n["exit_status"] == 0, n
     consoles = {n: (tmp_path / "console" / f"{n}.txt").read_text() for n in ("client", "router", "server")}
     assert "echoed=10 timeouts=0 corrupt=0" in consoles["client"]
@@ -87,9 +80,6 @@ def test_udp_is_forwarded_across_two_hops(tmp_path: Path) -> None:
 def _with_tun(path: Path) -> bool:
     """A node bridged to a host TUN interface: paced to wall-clock time, not
     repeatable (tests/sim/test_border_router.py runs it)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    from terntools.scenario import load_scenario
-
     return any(n.tun is not None for n in load_scenario(path, root=ROOT).nodes)
 
 

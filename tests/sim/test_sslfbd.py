@@ -4,20 +4,14 @@ microphone from a signal file through the simulated ADC, FFT and vote; the
 computational ATmega1284P finds the direction; FBD watches the temperature."""
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from terntools import comos_ssl  # noqa: E402
+from scenario_run import ROOT, summary_counters, tern_sim
+from terntools import comos_ssl
 
 pytestmark = pytest.mark.skipif(shutil.which("avr-gcc") is None, reason="needs avr-gcc")
 SENSING = ("s1", "s2", "s3", "s4")
@@ -26,19 +20,8 @@ ROUNDS = comos_ssl.NOISE_ROUNDS + comos_ssl.VOICE_ROUNDS
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("sslfbd5")
-    p = subprocess.run([str(ROOT / "tern"), "sim", str(ROOT / "docs" / "sim" / "sslfbd5.toml"), "--out", str(out)],
-                       capture_output=True, text=True, timeout=900)  # fmt: skip
-    assert p.returncode == 0, p.stdout + p.stderr
-    summary = json.loads((out / "summary.json").read_text())
-    nodes = {n["name"]: n for n in summary["nodes"]}
-    consoles = {n: (out / "console" / f"{n}.txt").read_text() for n in nodes}
-    return {"nodes": nodes, "consoles": consoles, "counters": {n: counters(c) for n, c in consoles.items()}}
-
-
-def counters(console: str) -> dict[str, int]:
-    line = next(x for x in console.splitlines() if " summary " in x)
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+    r = tern_sim(ROOT / "docs" / "sim" / "sslfbd5.toml", tmp_path_factory.mktemp("sslfbd5"))
+    return {**r, "counters": {n: summary_counters(c) for n, c in r["consoles"].items()}}
 
 
 def total(run: dict[str, Any], key: str, nodes: tuple[str, ...] = SENSING) -> int:
