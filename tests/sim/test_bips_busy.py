@@ -108,8 +108,13 @@ def test_a_long_handler_does_not_delay_the_bcs(run: dict[str, Any], model: str) 
             # cheaper (ee85017 -17, e3dfc5c -9 cycles): the idle start was
             # the reference. The fix, the compare interrupt on only in the
             # deadline's last wrap, passes this test under every model with
-            # all starts during work within 1 cycle, but hung test_bips,
-            # test_remote and test_migrate_halt in tern-sim: not landed.
+            # all starts during work within 1 cycle, but it hung test_bips,
+            # test_remote and test_migrate_halt: the clock sees a wrap only
+            # as TCNT1 going backwards between two reads, and that match was
+            # the read at a second place in each wrap; the overflow
+            # interrupt's reads alone come 65,536 cycles apart at the same
+            # count, and the wrap goes unseen. Not landed: the wraps need
+            # counting another way first.
             pytest.xfail(f"known: {model} {what} during work {max(during)} > idle {max(idle)} + {MASKED_MAX_PS} ps")
         assert max(during) <= max(idle) + MASKED_MAX_PS, (what, during, idle)
     # and absolutely, the BCS's own measure: a step's time to its handler's clock read
