@@ -76,9 +76,11 @@ def test_destination_dies_while_the_state_is_on_the_bus(tmp_path: Path) -> None:
     assert c["timeouts"] == 1 and c["killed"] == 1 and c["moved"] == 0 and c["stayed"] == 0
     assert c["transport_errors"] > 0  # the bus stopped at the dead module (flow control)
     # every number its own sender got accepted was handled before the move
-    # or dropped, counted, with the task (in the image or held meanwhile)
-    assert c["sent"] - r["a"] <= c["lost_msgs"] + c["mig_lost_msgs"]
-    assert c["lost_msgs"] == c["kernel_finalized"] > 0
+    # or dropped, counted, with the task: lost_msgs counts both, those held
+    # here meanwhile (the kernel's finalized drops) and those in the image
+    # (the migrator's lost_msgs, by timing 0 or 1 of them)
+    assert c["sent"] - r["a"] <= c["lost_msgs"]
+    assert c["lost_msgs"] == c["kernel_finalized"] + c["mig_lost_msgs"] and c["kernel_finalized"] > 0
     # refused posts: the pool filled while the task was away, then no task
     assert c["refused"] > 0 and c["kernel_no_task"] > 0
     assert c["refused"] <= c["kernel_no_task"] + c["kernel_pool_full"] + c["queue_full"]
