@@ -31,11 +31,11 @@ MSG_STEP void msg_count32(uint32_t *c)
     ++*c;
 #endif
 }
-/* The tie-break among equal priorities: a message made now takes this
- * value, and holding a message (msg_hold) advances it, so a held message
- * is older than every message made after it. Every post but a held one
- * thus reads it without the 32-bit increment (sorted by it, a queue runs
- * equal priorities in creation order, policy_order.h). */
+/* Creation order: every message made takes the next number (sorted by
+ * it, a queue runs equal priorities in creation order, policy_order.h),
+ * which also names it uniquely (tests/fuzz/fuzz_api.c checks that no
+ * message runs twice, and which timeouts came after a timer's restart,
+ * by it). The increment is msg_count32's: 7 cycles on the AVR. */
 extern uint32_t msg_next_seq;
 
 /* msg.c */
@@ -145,6 +145,7 @@ MSG_STEP tern_msg *msg_make_flagged(tern_task_id src, tern_task_id dst, tern_por
     m->flags = flags;
     m->prio = tern_tasks[dst].desc->priority;
     m->seq = msg_next_seq;
+    msg_count32(&msg_next_seq);
     m->posted = clock_low_irqs_off();
     if (msg_heap_payload(payload, flags))
         heap_set_owner(payload, TERN_OWNER_TRANSIT);
@@ -173,7 +174,6 @@ MSG_STEP bool msg_hold(tern_msg *m)
     else
         t->held_head = m;
     t->held_tail = m;
-    msg_next_seq++; /* what is made from now on is newer than m */
     TERN_STAT(msg_count32(&tern_counters_.held));
     return true;
 }
