@@ -230,8 +230,16 @@ static void program_at(const tern_time *now)
     port_deadline_at(alarms ? low(alarms) : t64_lo_at(now) + horizon);
 }
 
-/* (With far alarms, the near head is the probe at the latest.) */
-tern_time timer_next_deadline(void) { return alarms ? alarms->deadline : UINT64_MAX; }
+/* (With far alarms, the near head is the probe at the latest.) The probe
+ * is the kernel's own watch, not a deadline anyone waits for: at the head,
+ * the next is the far head's, so that the idle path still sees nothing due
+ * for 2^32 - 1 ticks and may power down (kernel/power.c). */
+tern_time timer_next_deadline(void)
+{
+    if (alarms == &probe && far)
+        return far->deadline;
+    return alarms ? alarms->deadline : UINT64_MAX;
+}
 
 /* A periodic alarm's next deadline, one period on (on halves, in place):
  * out of line, so that the clock interrupt keeps few registers live when
