@@ -386,14 +386,6 @@ __attribute__((naked)) void tern_alarm_set(tern_alarm *a, tern_time deadline, te
                      : [arm] "i"(arm)
                      : "memory");
 }
-#else
-void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
-{
-    tern_irq_state s = port_irq_save();
-    a->deadline = deadline;
-    a->period = period;
-    arm(a, s);
-}
 #endif
 #else
 /* Half a counter wrap: the furthest a deadline is ever programmed. */
@@ -497,7 +489,10 @@ static void arm(tern_alarm *a, tern_irq_state s)
     program();
     port_irq_restore(s);
 }
+#endif
 
+/* The assembly form above takes its place on the AVR's tick. */
+#if !(TERN_TICK32 && defined(TERN_IRQ_STATE_IS_SREG))
 void tern_alarm_set(tern_alarm *a, tern_time deadline, tern_time period)
 {
     tern_irq_state s = port_irq_save();
