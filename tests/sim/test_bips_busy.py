@@ -55,8 +55,6 @@ def lateness(times: list[int], offsets_us: tuple[int, ...], base: int) -> list[i
     return out
 
 
-KNOWN_THREAD_BCS_SPREAD = {"threads", "adaptive"}
-
 
 @pytest.mark.parametrize("model", MODELS)
 def test_a_long_handler_does_not_delay_the_bcs(run: dict[str, Any], model: str) -> None:
@@ -95,27 +93,19 @@ def test_a_long_handler_does_not_delay_the_bcs(run: dict[str, Any], model: str) 
         # the handler's 50 ms; with the idle wake-up cheaper than those
         # since the AVR interrupt path lost its extra clock reads, an idle
         # CPU's start is no longer the later one
-        if max(during) > max(idle) + MASKED_MAX_PS and model in KNOWN_THREAD_BCS_SPREAD:
-            # A known, open failure, bisected (stop 23): not the work. The
-            # AVR port enables Timer1's compare interrupt for a deadline any
-            # number of wraps ahead, so the low 16 bits of the next work
-            # period's deadline (200 ms on) match once per wrap, an
-            # interrupt that only returns; one such match falls right at
-            # region 0's start in six of the seven work periods and holds it
-            # back 108 cycles under stack, 204 under threads and adaptive
-            # (a start during work moved with WORK_FROM_US moves with it).
-            # What tipped threads over the bound is the idle wake-up growing
-            # cheaper (ee85017 -17, e3dfc5c -9 cycles): the idle start was
-            # the reference. The fix, the compare interrupt on only in the
-            # deadline's last wrap, passes this test under every model with
-            # all starts during work within 1 cycle, but it hung test_bips,
-            # test_remote and test_migrate_halt: the clock sees a wrap only
-            # as TCNT1 going backwards between two reads, and that match was
-            # the read at a second place in each wrap; the overflow
-            # interrupt's reads alone come 65,536 cycles apart at the same
-            # count, and the wrap goes unseen. Not landed: the wraps need
-            # counting another way first.
-            pytest.xfail(f"known: {model} {what} during work {max(during)} > idle {max(idle)} + {MASKED_MAX_PS} ps")
+        # (stop 23, bisected; not the work) The AVR port enables Timer1's
+        # compare interrupt for a deadline any number of wraps ahead, so the
+        # low 16 bits of the next work period's deadline match once per
+        # wrap, an interrupt that only returns. When such a match falls on
+        # a region start during work it holds it back 108 cycles under
+        # stack, 204 under threads and adaptive: that failed this assertion
+        # from e3dfc5c (a cheaper idle reference) until the 32-bit tick
+        # (aa5c3a6) moved the timing. Enabling the compare only in the
+        # deadline's last wrap removes it, but first the clock must count
+        # wraps another way: it sees one only as TCNT1 going backwards
+        # between two reads, and that match is the read at a second place
+        # in each wrap (with it gone, test_bips, test_remote and
+        # test_migrate_halt hung).
         assert max(during) <= max(idle) + MASKED_MAX_PS, (what, during, idle)
     # and absolutely, the BCS's own measure: a step's time to its handler's clock read
     delay = stats(console, "bcs_delay")
